@@ -27,27 +27,40 @@ class BlockVector {
   static constexpr size_t kBlock = size_t{1} << kShift;
 
   void push_back(T value) {
-    if ((size_ & (kBlock - 1)) == 0) blocks_.emplace_back(new T[kBlock]);
-    blocks_.back()[size_ & (kBlock - 1)] = value;
-    ++size_;
+    if (next_ == block_end_) add_block();
+    *next_++ = value;
   }
-  size_t size() const { return size_; }
+  size_t size() const {
+    return blocks_.empty() ? 0 : (blocks_.size() - 1) * kBlock + (next_ - blocks_.back().get());
+  }
   T operator[](size_t i) const { return blocks_[i >> kShift][i & (kBlock - 1)]; }
+  void clear() {
+    blocks_.clear();
+    blocks_.shrink_to_fit();
+    next_ = block_end_ = nullptr;
+  }
   void move_to(std::vector<T>* out) {
+    const size_t total = size();
     out->clear();
-    out->reserve(size_);
+    out->reserve(total);
     for (size_t b = 0; b < blocks_.size(); ++b) {
-      const size_t count = std::min(kBlock, size_ - b * kBlock);
+      const size_t count = std::min(kBlock, total - b * kBlock);
       out->insert(out->end(), blocks_[b].get(), blocks_[b].get() + count);
       blocks_[b].reset();
     }
-    blocks_.clear();
-    size_ = 0;
+    clear();
   }
 
  private:
+  void add_block() {
+    blocks_.emplace_back(new T[kBlock]);
+    next_ = blocks_.back().get();
+    block_end_ = next_ + kBlock;
+  }
+
   std::vector<std::unique_ptr<T[]>> blocks_;
-  size_t size_ = 0;
+  T* next_ = nullptr;
+  T* block_end_ = nullptr;
 };
 
 enum class Target : uint8_t {
@@ -181,6 +194,19 @@ inline bool is_digit(char c) { return static_cast<unsigned char>(c - '0') < 10; 
 
 enum class Scan { kOk, kNeedMore, kError };
 
+// The general (slow) paths only start a token when at least this many bytes
+// follow it, or at the end of input, so an error message quotes the same
+// bytes whatever the chunk sizes were.
+constexpr ptrdiff_t kLookahead = 64;
+
+// Where a value started, kept for checks that can only run at the end (edges
+// may come before the nodes they name).
+struct SourcePos {
+  int64_t byte = 0;
+  uint32_t line = 0;
+  uint32_t column = 0;
+};
+
 struct Frame {
   Target target = Target::kDocument;
   Phase phase = Phase::kValue;
@@ -188,7 +214,6 @@ struct Frame {
   int8_t key_index = -1;  // objects: which spec key the current member is
   uint32_t seen = 0;      // objects: keys seen so far
   int64_t count = 0;      // arrays: complete elements; objects: members
-  int64_t start = 0;      // absolute byte offset of '{' or '['
   std::string key;        // objects: the current member's key
 };
 
@@ -226,14 +251,14 @@ struct InstanceReader::Impl {
   Usage limit = 0;
   BlockVector<Cost> node_costs;
   BlockVector<Usage> node_usages;
-  std::vector<int32_t> cost_counts;   // strategies per node, from costs
-  std::vector<int32_t> usage_counts;  // strategies per node, from usages
-  std::vector<Time> lo, hi;
+  BlockVector<int32_t> cost_counts;   // strategies per node, from costs
+  BlockVector<int32_t> usage_counts;  // strategies per node, from usages
+  BlockVector<Time> lo, hi;
   int64_t intervals_closed = -1;  // node count seen by each node array
   int64_t costs_closed = -1;
   int64_t usages_closed = -1;
-  std::vector<int32_t> edge_u, edge_v, edge_matrix;
-  std::vector<int64_t> pair_offset, matrix_offset;  // for deferred errors
+  BlockVector<int32_t> edge_u, edge_v, edge_matrix;
+  BlockVector<SourcePos> pair_pos, matrix_pos;  // for deferred errors
   int64_t pairs_closed = -1;
   int64_t matrices_closed = -1;
   BlockVector<Cost> matrix_pool;
@@ -280,20 +305,24 @@ struct InstanceReader::Impl {
     return out;
   }
 
-  // Fails with a message located at p (which lies in the buffer).
-  void fail_at(const char* p, const std::string& where, const std::string& message) {
+  // Line and column of p (which lies in the buffer, at or after every
+  // position asked before).
+  SourcePos pos_of(const char* p) {
     const int64_t offset = abs(p);
     if (offset > line_scan) count_lines_to(offset);
-    std::string text = source + ":" + std::to_string(line) + ":" +
-                       std::to_string(offset - line_start + 1) + " (byte " +
-                       std::to_string(offset) + "): ";
+    return {offset, static_cast<uint32_t>(line), static_cast<uint32_t>(offset - line_start + 1)};
+  }
+
+  void fail_pos(const SourcePos& pos, const std::string& where, const std::string& message) {
+    std::string text = source + ":" + std::to_string(pos.line) + ":" + std::to_string(pos.column) +
+                       " (byte " + std::to_string(pos.byte) + "): ";
     if (!where.empty()) text += "at " + where + ": ";
     status = Status(StatusCode::kInvalidInput, text + message);
   }
 
-  void fail_deferred(int64_t offset, const std::string& where, const std::string& message) {
-    status = Status(StatusCode::kInvalidInput,
-                    source + ": byte " + std::to_string(offset) + ": at " + where + ": " + message);
+  // Fails with a message located at p (which lies in the buffer).
+  void fail_at(const char* p, const std::string& where, const std::string& message) {
+    fail_pos(pos_of(p), where, message);
   }
 
   std::string describe(const char* p) const {
@@ -351,7 +380,11 @@ struct InstanceReader::Impl {
     if (s == end && !final) return Scan::kNeedMore;
     const size_t num_digits = static_cast<size_t>(s - digits);
     if (num_digits == 0) {
-      fail_expected(p, "an integer");
+      if (s == end) {
+        fail_at(s, path(true), "expected digits, found end of input (the file is truncated)");
+      } else {
+        fail_expected(p, "an integer");
+      }
       return Scan::kError;
     }
     if (num_digits > 1 && *digits == '0') {
@@ -539,7 +572,8 @@ struct InstanceReader::Impl {
     f.target = target;
     f.phase = phase;
     f.object = *p == '{';
-    f.start = abs(p);
+    if (target == Target::kEdgePair) pair_pos.push_back(pos_of(p));
+    if (target == Target::kMatrix) matrix_pos.push_back(pos_of(p));
     stack.push_back(std::move(f));
   }
 
@@ -651,6 +685,7 @@ struct InstanceReader::Impl {
     for (;;) {
       fast_path(f, p);
       while (is_space(*p)) ++p;
+      if (!final && buf.data() + len - p < kLookahead) return Scan::kNeedMore;
       const char c = *p;
       if (f.phase == Phase::kCommaOrEnd) {
         if (c == ',') {
@@ -787,6 +822,10 @@ struct InstanceReader::Impl {
 
   // ---------------------------------------------------------------- closing
   bool check_node_count(const char* p, const char* array, int64_t count) {
+    if (count == 0) {
+      fail_at(p, std::string("problem.nodes.") + array, "expected at least one node, found ']'");
+      return false;
+    }
     const struct {
       const char* name;
       int64_t closed;
@@ -817,7 +856,7 @@ struct InstanceReader::Impl {
 
   // Compares the strategy counts of node `node` from costs and usages.
   bool check_strategy_count(const char* p, int64_t node, const char* array,
-                            const std::vector<int32_t>& mine, const std::vector<int32_t>& other,
+                            const BlockVector<int32_t>& mine, const BlockVector<int32_t>& other,
                             const char* other_name) {
     if (static_cast<size_t>(node) < other.size() && other[node] != mine[node]) {
       fail_at(p, std::string("problem.nodes.") + array + "[" + std::to_string(node) + "]",
@@ -895,7 +934,6 @@ struct InstanceReader::Impl {
         } else {
           edge_u.push_back(static_cast<int32_t>(pair[0]));
           edge_v.push_back(static_cast<int32_t>(pair[1]));
-          pair_offset.push_back(f.start);
         }
         break;
       }
@@ -923,7 +961,6 @@ struct InstanceReader::Impl {
       }
       case Target::kMatrix:
         edge_matrix.push_back(intern_matrix());
-        matrix_offset.push_back(f.start);
         scratch.clear();
         break;
       case Target::kIntervals:
@@ -981,6 +1018,7 @@ struct InstanceReader::Impl {
         break;
       }
       while (is_space(*p)) ++p;
+      if (!final && end - p < kLookahead) break;  // see kLookahead
       if (p == end) {
         if (final && f.phase != Phase::kDone) fail_unexpected_end(p);
         break;
@@ -1010,16 +1048,31 @@ struct InstanceReader::Impl {
         expected = "':'";
         break;
       case Phase::kValueOrEnd:
-        expected = "a value or ']'";
+        expected = std::string(child_description(f)) + " or ']'";
         break;
       case Phase::kCommaOrEnd:
         expected = f.object ? "',' or '}'" : "',' or ']'";
         break;
       default:
-        expected = stack.size() == 1 ? expected_value(Target::kDocument) : "a value";
+        expected = child_description(f);
         break;
     }
     fail_at(p, path(true), "expected " + expected + ", found end of input (the file is truncated)");
+  }
+
+  // The target of the next member or element of frame f.
+  Target child_of(const Frame& f) const {
+    if (f.target == Target::kDocument) return Target::kRoot;
+    if (f.object) {
+      return f.key_index >= 0 ? object_spec(f.target).keys[f.key_index].child : Target::kSkip;
+    }
+    return element_target(f.target);
+  }
+
+  const char* child_description(const Frame& f) const {
+    if (stack.size() == 1) return expected_value(Target::kDocument);
+    if (is_int_list(f.target)) return "an integer";
+    return expected_value(child_of(f));
   }
 
   // One token at p (not whitespace, not end) in frame f.
@@ -1079,14 +1132,7 @@ struct InstanceReader::Impl {
         }
         [[fallthrough]];
       case Phase::kValue: {
-        Target child;
-        if (f.target == Target::kDocument) {
-          child = Target::kRoot;
-        } else if (object) {
-          child = f.key_index >= 0 ? object_spec(f.target).keys[f.key_index].child : Target::kSkip;
-        } else {
-          child = element_target(f.target);
-        }
+        const Target child = child_of(f);
         const size_t depth = stack.size();
         const Scan scan = begin_value(child, p, final);
         if (scan != Scan::kOk) return scan;
@@ -1142,7 +1188,9 @@ struct InstanceReader::Impl {
     if (finished) return Status(StatusCode::kInternal, "finish() called twice");
     finished = true;
     if (fed == 0) {
-      status = Status(StatusCode::kInvalidInput, source + ": the file is empty");
+      fail_at(buf.data(), "",
+              std::string("expected ") + expected_value(Target::kDocument) +
+                  ", found end of input (the file is empty)");
       return status;
     }
     run(true);
@@ -1163,23 +1211,24 @@ struct InstanceReader::Impl {
       const std::string where = "problem.edges.nodes[" + std::to_string(e) + "]";
       const std::string found = "[" + std::to_string(u) + ", " + std::to_string(v) + "]";
       if (u >= n || v >= n) {
-        fail_deferred(pair_offset[e], where,
-                      "expected node indices below " + std::to_string(n) + ", found " + found);
+        fail_pos(pair_pos[e], where,
+                 "expected node indices below " + std::to_string(n) + ", found " + found);
         return status;
       }
       if (u == v) {
-        fail_deferred(pair_offset[e], where, "expected two different nodes, found " + found);
+        fail_pos(pair_pos[e], where, "expected two different nodes, found " + found);
         return status;
       }
       const int32_t m = edge_matrix[e];
       const int64_t size = matrix_begin[m + 1] - matrix_begin[m];
       const int64_t want = static_cast<int64_t>(cost_counts[u]) * cost_counts[v];
       if (size != want) {
-        fail_deferred(matrix_offset[e], "problem.edges.costs[" + std::to_string(e) + "]",
-                      "expected " + std::to_string(want) + " entries (" +
-                          std::to_string(cost_counts[u]) + " strategies of node " +
-                          std::to_string(u) + " x " + std::to_string(cost_counts[v]) + " of node " +
-                          std::to_string(v) + "), found " + std::to_string(size));
+        fail_pos(matrix_pos[e], "problem.edges.costs[" + std::to_string(e) + "]",
+                 "expected " + std::to_string(want) + " entries (" +
+                     std::to_string(cost_counts[u]) +
+                     (cost_counts[u] == 1 ? " strategy" : " strategies") + " of node " +
+                     std::to_string(u) + " x " + std::to_string(cost_counts[v]) + " of node " +
+                     std::to_string(v) + "), found " + std::to_string(size));
         return status;
       }
     }
@@ -1189,21 +1238,24 @@ struct InstanceReader::Impl {
     problem.usage_limit = limit;
     problem.strategy_begin.reserve(static_cast<size_t>(n) + 1);
     problem.strategy_begin.push_back(0);
-    for (int32_t k : cost_counts) {
-      problem.strategy_begin.push_back(problem.strategy_begin.back() + k);
+    for (size_t v = 0; v < cost_counts.size(); ++v) {
+      problem.strategy_begin.push_back(problem.strategy_begin.back() + cost_counts[v]);
     }
+    // Each array is copied into its exact-size home and its blocks freed as
+    // it goes, so the peak stays near the final model's size.
+    pair_pos.clear();
+    matrix_pos.clear();
+    cost_counts.clear();
+    usage_counts.clear();
     node_costs.move_to(&problem.strategy_cost);
     node_usages.move_to(&problem.strategy_usage);
-    problem.interval_lo = std::move(lo);
-    problem.interval_hi = std::move(hi);
-    problem.edge_u = std::move(edge_u);
-    problem.edge_v = std::move(edge_v);
-    problem.edge_matrix = std::move(edge_matrix);
+    lo.move_to(&problem.interval_lo);
+    hi.move_to(&problem.interval_hi);
+    edge_u.move_to(&problem.edge_u);
+    edge_v.move_to(&problem.edge_v);
+    edge_matrix.move_to(&problem.edge_matrix);
     matrix_pool.move_to(&problem.matrix_cost);
     problem.matrix_begin = std::move(matrix_begin);
-    // Release the streaming state before building derived arrays.
-    std::vector<int64_t>().swap(pair_offset);
-    std::vector<int64_t>().swap(matrix_offset);
     std::unordered_multimap<uint64_t, int32_t>().swap(matrix_index);
     std::vector<char>().swap(buf);
     const Status check = problem.finalize();
