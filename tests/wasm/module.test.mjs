@@ -1,0 +1,170 @@
+// Node tests of the wasm module against the native build (parity_native):
+// streaming load gives the same model, a seeded engine gives the same plan,
+// bad files give the same message, and the views' helpers agree with the core.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import {test} from 'node:test';
+import zlib from 'node:zlib';
+
+import {bytesStream, createModule, describeModel, exportModel, fileStream, importModel, LoadError, loadInstance, native, runEngine, SOURCE} from './module.mjs';
+
+const M = await createModule();
+const EXAMPLE = path.join(SOURCE, 'examples/example.json');
+const B = path.join(SOURCE, 'examples/asplos-2025-iopddl-B.json.gz');
+const G = path.join(SOURCE, 'examples/asplos-2025-iopddl-G.json.gz');
+
+async function load(file, chunkBytes) {
+  return loadInstance(M, fileStream(file, chunkBytes), file);
+}
+
+for (const file of [EXAMPLE, B, G]) {
+  test(`streaming load of ${path.basename(file)} equals the native model`, async () => {
+    const want = native('digest', file);
+    const got = await load(file);
+    const info = describeModel(got.model);
+    assert.equal(got.sha256, want.sha256);
+    assert.equal(got.model.digest(), want.digest);
+    assert.deepEqual(
+        [
+          info.name, info.nodes, info.edges, info.matrices, info.strategies, info.checkpoints,
+          info.memoryBytes, info.limit, info.minPeak
+        ],
+        [
+          want.name, want.nodes, want.edges, want.matrices, want.strategies, want.checkpoints,
+          want.memory_bytes, want.usage_limit, want.min_peak
+        ]);
+    got.model.delete();
+  });
+}
+
+test('the model does not depend on how the bytes are chunked', async () => {
+  const want = native('digest', EXAMPLE).digest;
+  const bytes = fs.readFileSync(EXAMPLE);
+  for (const chunk of [1, 7, 64, 4096]) {
+    const got = await loadInstance(M, bytesStream(bytes, chunk), EXAMPLE);
+    assert.equal(got.model.digest(), want, `chunks of ${chunk} bytes`);
+    got.model.delete();
+  }
+  const gz = zlib.gzipSync(bytes);
+  const got = await loadInstance(M, bytesStream(gz, 5), EXAMPLE);
+  assert.equal(got.model.digest(), want, 'gzip in chunks of 5 bytes');
+  assert.ok(got.gzip);
+  got.model.delete();
+});
+
+test('a model exported as typed arrays imports to the same model', async () => {
+  const {model} = await load(B);
+  const exported = exportModel(model);
+  const copy = importModel(M, exported);
+  assert.equal(copy.digest(), model.digest());
+  assert.equal(copy.numCheckpoints(), model.numCheckpoints());
+  model.delete();
+  copy.delete();
+});
+
+const RUNS = [
+  [EXAMPLE, 1, 0, 10, 20000],
+  [EXAMPLE, 7, 1, 10, 1000],
+  [B, 1, 0, 40, 20000],
+  [B, 3, 1, 40, 5000],
+  [G, 2, 0, 40, 20000],
+];
+for (const [file, seed, index, steps, work] of RUNS) {
+  test(
+      `${path.basename(file)} seed ${seed} engine ${index}, ${steps} steps of ${work}: ` +
+          'the same plan as native',
+      async () => {
+        const want = native('run', file, String(seed), String(index), String(steps), String(work));
+        const {model} = await load(file);
+        const got = runEngine(M, model, seed, index, steps, work);
+        assert.equal(got.steps, want.steps);
+        assert.equal(got.cost, want.cost);
+        assert.equal(got.bound, want.bound);
+        assert.deepEqual(got.plan, want.plan);
+        if (file === EXAMPLE) assert.equal(got.cost, '445');
+        model.delete();
+      });
+}
+
+test('evaluatePlan, profiles and result JSON agree with the contest semantics', async () => {
+  const {model, sha256} = await load(EXAMPLE);
+  const best = JSON.parse(M.evaluatePlan(model, Int32Array.of(0, 0, 2, 1, 0)));
+  assert.equal(best.cost, '445');
+  assert.equal(best.feasible, true);
+  const over = JSON.parse(M.evaluatePlan(model, Int32Array.of(0, 0, 1, 1, 0)));
+  assert.equal(over.verdict, 'over_limit');
+  assert.equal(over.peak, '55');
+  const profile = M.usageProfile(model, Int32Array.of(0, 0, 2, 1, 0));
+  const half = profile.length / 2;
+  assert.equal(Math.max(...profile.subarray(half)), Number(best.peak));
+  assert.equal(M.solutionLine(Int32Array.of(0, 0, 2, 1, 0)), '[0, 0, 2, 1, 0]');
+  const shares = M.costShares(model, Int32Array.of(0, 0, 2, 1, 0));
+  assert.equal(shares.reduce((a, b) => a + b, 0), 445);
+  const run = {
+    file: 'example.json',
+    sha256,
+    options: {seed: 3, workers: 2, time_limit_s: 5},
+    wall_time_s: 1.5,
+    stats: {rounds: 1},
+    lower_bound: '445',
+    seconds: 1.2
+  };
+  const trace = [[0.1, 0, true, '495', '395'], [0.5, 1, true, '445', '445']];
+  const result = JSON.parse(M.resultJson(
+      model, Int32Array.of(0, 0, 2, 1, 0), JSON.stringify(run), JSON.stringify(trace)));
+  assert.equal(result.format, 'shardlab-result');
+  assert.equal(result.cost, '445');
+  assert.equal(result.proven_optimal, true);
+  assert.equal(result.instance.sha256, sha256);
+  assert.deepEqual(result.trace, [[0.1, '495', '395'], [0.5, '445', '445']]);
+  assert.equal(result.settings.seed, 3);
+  assert.match(M.checkOptions('{"seed": -1}'), /out of range/);
+  assert.ok(JSON.parse(M.optionsSchema()).some((o) => o.name === 'seed'));
+  model.delete();
+});
+
+// Bad inputs: the corpus in tests/bad_inputs (when present) plus a few made
+// here; every message must equal the native reader's, byte for byte.
+function badFiles() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'shardlab-bad-'));
+  const good = fs.readFileSync(EXAMPLE, 'utf8');
+  const made = {
+    'truncated.json': good.slice(0, 200),
+    'trailing.json': good + ' x',
+    'not_json.json': 'hello',
+    'empty.json': '',
+    'wrong_type.json': good.replace('"usage_limit": 50', '"usage_limit": "50"'),
+    'lengths.json': good.replace('[95]', '[95, 96]'),
+  };
+  const files = Object.entries(made).map(([name, text]) => {
+    const file = path.join(dir, name);
+    fs.writeFileSync(file, text);
+    return file;
+  });
+  const truncatedGz = path.join(dir, 'truncated.json.gz');
+  fs.writeFileSync(truncatedGz, zlib.gzipSync(good).subarray(0, 100));
+  files.push(truncatedGz);
+  const corpus = path.join(SOURCE, 'tests/bad_inputs');
+  if (fs.existsSync(corpus)) {
+    for (const name of fs.readdirSync(corpus).sort()) {
+      if (name.endsWith('.json')) files.push(path.join(corpus, name));
+    }
+  }
+  return files;
+}
+
+test('a bad file gives the same message as natively', async () => {
+  const files = badFiles();
+  assert.ok(files.length >= 7);
+  for (const file of files) {
+    const want = native('error', file).message;
+    assert.notEqual(want, '', `${file} should be rejected natively`);
+    await assert.rejects(load(file, 1 << 12), (error) => {
+      assert.ok(error instanceof LoadError, String(error));
+      assert.equal(error.message, want);
+      return true;
+    });
+  }
+});
