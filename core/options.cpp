@@ -45,12 +45,12 @@ Status set_option(Options* options, const std::string& key, const std::string& t
     char* end = nullptr;
     const double value = std::strtod(text.c_str(), &end);
     if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(value)) {
-      return Status(StatusCode::kInvalidArgument, "option " + std::string(info.cli_flag) +
+      return Status(StatusCode::kInvalidArgument, "option --" + std::string(info.cli_flag) +
                                                       ": cannot read '" + text + "'" + range);
     }
     if (value < info.min || value > info.max ||
         (info.kind == OptionKind::kInt && value != std::floor(value))) {
-      return Status(StatusCode::kInvalidArgument, "option " + std::string(info.cli_flag) + ": " +
+      return Status(StatusCode::kInvalidArgument, "option --" + std::string(info.cli_flag) + ": " +
                                                       text + " is out of range" + range);
     }
     assign(options, info.name, value);
