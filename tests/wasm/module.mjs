@@ -6,14 +6,15 @@ import fs from 'node:fs';
 import {createRequire} from 'node:module';
 import path from 'node:path';
 import {Readable} from 'node:stream';
+import {pathToFileURL} from 'node:url';
 
-export const SITE = process.env.SHARDLAB_SITE || path.resolve('build/wasm/site');
+export const SITE = path.resolve(process.env.SHARDLAB_SITE || 'build/wasm/site');
 export const SOURCE = process.env.SHARDLAB_SOURCE_DIR || path.resolve('.');
 export const SHARED = process.env.SHARDLAB_SHARED_DIR || path.resolve(SOURCE, '../shared');
 export const NATIVE =
     process.env.SHARDLAB_PARITY_NATIVE || path.resolve('build/wasm/parity_native');
 
-const files = await import(path.join(SITE, 'files.mjs'));
+const files = await import(pathToFileURL(path.join(SITE, 'files.mjs')).href);
 export const {loadInstance, exportModel, importModel, describeModel, LoadError} = files;
 
 export async function createModule() {

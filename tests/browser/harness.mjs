@@ -1,0 +1,102 @@
+// Helpers for the browser tests and the browser benchmark (not a test file):
+// serves build/wasm/site with `python3 -m http.server` on 127.0.0.1, launches
+// Debian's /usr/bin/chromium through playwright-core (never a downloaded
+// browser), and waits on #app[data-status] instead of sleeping.
+import {spawn} from 'node:child_process';
+import fs from 'node:fs';
+import {createRequire} from 'node:module';
+import path from 'node:path';
+
+export const SOURCE = process.env.SHARDLAB_SOURCE_DIR || path.resolve('.');
+export const SITE = process.env.SHARDLAB_SITE || path.join(SOURCE, 'build/wasm/site');
+export const SHARED = process.env.SHARDLAB_SHARED_DIR || path.resolve(SOURCE, '../shared');
+export const CHROMIUM = process.env.SHARDLAB_CHROMIUM || '/usr/bin/chromium';
+export const CHROMIUM_ARGS = [
+  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync'
+];
+
+export function loadPlaywright() {
+  const require = createRequire(path.join(SOURCE, 'package.json'));
+  try {
+    return require('playwright-core');
+  } catch (error) {
+    throw new Error('playwright-core is missing: run `npm ci` at the repository root');
+  }
+}
+
+/** Starts python3 -m http.server on a free port; resolves to {url, close}. */
+export function serveSite(dir = SITE) {
+  if (!fs.existsSync(path.join(dir, 'index.html'))) {
+    throw new Error(`${dir}/index.html is missing: build with cmake --build --preset wasm`);
+  }
+  return new Promise((resolve, reject) => {
+    const server = spawn(
+        'python3', ['-u', '-m', 'http.server', '--bind', '127.0.0.1', '0', '-d', dir],
+        {stdio: ['ignore', 'pipe', 'pipe']});
+    let text = '';
+    const timer = setTimeout(() => reject(new Error(`http.server did not start: ${text}`)), 15000);
+    server.stdout.on('data', (chunk) => {
+      text += chunk;
+      const match = /port (\d+)/.exec(text);
+      if (match) {
+        clearTimeout(timer);
+        resolve({url: `http://127.0.0.1:${match[1]}/`, close: () => server.kill()});
+      }
+    });
+    server.stderr.on('data', () => {});  // request log
+    server.on('exit', (code) => reject(new Error(`http.server exited with ${code}: ${text}`)));
+  });
+}
+
+export async function launch() {
+  if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install chromium`);
+  const {chromium} = loadPlaywright();
+  return chromium.launch({executablePath: CHROMIUM, args: CHROMIUM_ARGS});
+}
+
+/** A fresh context and page; page errors are collected in page.errors. */
+export async function openPage(browser, url, {
+  viewport =
+  {
+    width: 1360, height: 1000
+  }
+} = {}) {
+  const context = await browser.newContext({viewport, acceptDownloads: true});
+  const page = await context.newPage();
+  page.errors = [];
+  page.on('pageerror', (error) => page.errors.push(String(error)));
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') page.errors.push(msg.text());
+  });
+  await page.goto(url);
+  return page;
+}
+
+export function waitStatus(page, statuses, timeout = 60000) {
+  const list = [].concat(statuses);
+  return page.waitForFunction(
+      (wanted) => wanted.includes(document.getElementById('app').dataset.status), list,
+      {timeout, polling: 50});
+}
+
+export function status(page) {
+  return page.getAttribute('#app', 'data-status');
+}
+
+export async function text(page, testid) {
+  return (await page.textContent(`[data-testid=${testid}]`)).trim();
+}
+
+/** True when the canvas has data-drawn=true and is not blank. */
+export function drawn(page, testid) {
+  return page.$eval(`[data-testid=${testid}]`, (canvas) => {
+    if (canvas.dataset.drawn !== 'true') return false;
+    const ctx = canvas.getContext('2d');
+    const {data} = ctx.getImageData(0, 0, canvas.width, canvas.height);
+    let ink = 0;
+    for (let i = 0; i < data.length; i += 4)
+      if (data[i] < 200 || data[i + 1] < 200) ++ink;
+    return ink > 500;
+  });
+}

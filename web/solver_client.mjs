@@ -1,0 +1,176 @@
+// The page's side of the solver workers: spawns N workers (worker.js), has
+// worker 0 parse the instance once and copies the model's typed arrays to the
+// others, starts and stops the portfolio, and relays each better plan to the
+// other workers by message (no SharedArrayBuffer). It keeps the overall best,
+// bound and trace that app.mjs shows and downloads.
+import {MSG, OP, request} from './protocol.mjs';
+
+const better = (a, b) => b === null || BigInt(a) < BigInt(b);  // decimal cost strings
+
+class WorkerHandle {
+  constructor(url, index, onEvent) {
+    this.index = index;
+    this.worker = new Worker(url);
+    this.pending = new Map();
+    this.nextId = 1;
+    this.ready = new Promise((resolve, reject) => {
+      this.worker.onerror = (event) => reject(new Error(event.message || 'the worker failed'));
+      this.worker.onmessage = (event) => {
+        const msg = event.data;
+        if (msg.type === MSG.READY) return resolve(msg);
+        const call = this.pending.get(msg.id);
+        if (!call) return;
+        if (msg.type === MSG.DONE || msg.type === MSG.ERROR) this.pending.delete(msg.id);
+        if (msg.type === MSG.DONE)
+          call.resolve(msg);
+        else if (msg.type === MSG.ERROR)
+          call.reject(new Error(msg.message));
+        else
+          onEvent(this.index, msg, call.op);
+      };
+    });
+  }
+
+  call(op, payload = {}, transfer = []) {
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, {resolve, reject, op});
+      this.worker.postMessage(request(id, op, payload), transfer);
+    });
+  }
+
+  terminate() {
+    this.worker.terminate();
+    for (const call of this.pending.values()) call.reject(new Error('the worker was stopped'));
+    this.pending.clear();
+  }
+}
+
+// Copies of a model's ArrayBuffers for one more worker.
+function copyModel(model) {
+  return {...model, fields: model.fields.map((buffer) => buffer.slice(0))};
+}
+
+export class SolverClient {
+  /**
+   * handlers: onLoadProgress(bytes, total), onImprove({seconds, engine, cost,
+   * bound, plan}), onStats(index, msg), each optional.
+   */
+  constructor(workerUrl, count, handlers = {}) {
+    this.url = workerUrl;
+    this.handlers = handlers;
+    this.workers = [];
+    this.model = null;  // exported fields, kept for workers added later
+    this.reset();
+    this.resize(count);
+  }
+
+  reset() {
+    this.best = null;  // {cost, plan, engine, seconds}
+    this.bound = '0';
+    this.trace = [];  // [seconds, engine, found, cost, bound]
+    this.stats = [];
+    this.elapsedS = 0;
+  }
+
+  get count() {
+    return this.workers.length;
+  }
+
+  resize(count) {
+    while (this.workers.length > count) this.workers.pop().terminate();
+    while (this.workers.length < count) {
+      const handle =
+          new WorkerHandle(this.url, this.workers.length, (i, msg, op) => this.onEvent(i, msg, op));
+      this.workers.push(handle);
+      if (this.model && this.workers.length > 1) {
+        const copy = copyModel(this.model);
+        handle.loaded = handle.call(OP.MODEL, {model: copy}, copy.fields);
+      }
+    }
+  }
+
+  onEvent(index, msg, op) {
+    if (op === OP.LOAD) {
+      if (this.handlers.onLoadProgress) this.handlers.onLoadProgress(msg.bytes, msg.total);
+      return;
+    }
+    this.stats[index] = msg;
+    if (msg.type === MSG.INCUMBENT) this.improve(index, msg);
+    if (this.handlers.onStats) this.handlers.onStats(index, msg);
+  }
+
+  // The portfolio's board: better plans are recorded and sent to the others.
+  improve(index, msg) {
+    let changed = false;
+    if (msg.cost && msg.plan && better(msg.cost, this.best && this.best.cost)) {
+      this.best = {cost: msg.cost, plan: msg.plan, engine: index, seconds: msg.improvedS};
+      changed = true;
+      this.workers.forEach((handle, i) => {
+        if (i !== index) handle.call(OP.OFFER, {plan: msg.plan.slice()}).catch(() => {});
+      });
+    }
+    if (BigInt(msg.bound) > BigInt(this.bound)) {
+      this.bound = msg.bound;
+      changed = true;
+    }
+    if (this.best && BigInt(this.bound) > BigInt(this.best.cost)) this.bound = this.best.cost;
+    if (!changed) return;
+    const found = this.best !== null;
+    this.trace.push([msg.improvedS, index, found, found ? this.best.cost : '0', this.bound]);
+    if (this.handlers.onImprove) {
+      this.handlers.onImprove({...this.best, bound: this.bound, seconds: msg.improvedS});
+    }
+  }
+
+  /** Parses on worker 0, then copies the arrays to the others. */
+  async load(source) {
+    await Promise.all(this.workers.map((w) => w.ready));
+    const transfer = source.kind === 'bytes' ? [source.bytes.buffer] : [];
+    const result = await this.workers[0].call(OP.LOAD, {source}, transfer);
+    this.model = result.model;
+    this.reset();
+    await Promise.all(this.workers.slice(1).map((handle) => {
+      const copy = copyModel(this.model);
+      handle.loaded = handle.call(OP.MODEL, {model: copy}, copy.fields);
+      return handle.loaded;
+    }));
+    return result;
+  }
+
+  /** A plan from elsewhere (a permalink, IndexedDB): every engine gets it. */
+  async offer(plan, cost) {
+    if (better(cost, this.best && this.best.cost)) {
+      this.best = {cost, plan, engine: -1, seconds: this.elapsedS};
+    }
+    await Promise.all(this.workers.map(
+        (w) => (w.loaded || w.ready).then(() => w.call(OP.OFFER, {plan: plan.slice()}))));
+  }
+
+  /**
+   * Runs every engine until timeLimitS of solving time (counted across
+   * resumes), a stop, or until all are finished. Resolves to the reasons.
+   */
+  async start(options, timeLimitS) {
+    await Promise.all(this.workers.map((w) => w.loaded || w.ready));
+    const baseS = this.elapsedS;
+    const limit = baseS >= timeLimitS ? baseS + timeLimitS : timeLimitS;
+    const runs = this.workers.map((handle, index) => handle.call(OP.START, {
+      options: {...options, workers: this.workers.length},
+      index,
+      timeLimitS: limit,
+      baseS,
+    }));
+    const done = await Promise.all(runs);
+    this.elapsedS = Math.max(baseS, ...done.map((d) => d.elapsedS));
+    return done.map((d) => d.reason);
+  }
+
+  stop() {
+    return Promise.all(this.workers.map((w) => w.call(OP.STOP)));
+  }
+
+  terminate() {
+    this.resize(0);
+  }
+}

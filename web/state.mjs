@@ -1,0 +1,207 @@
+// Permalink state in the URL fragment, versioned with migrations. A link
+// carries the instance reference (bundled example, inline gzip bytes, local
+// file name + SHA-256, or a URL), the solver settings, the seed and the plan
+// (varint + deflate + base64url). Pure module: app.mjs builds and reads links
+// with it; tests/web/state.test.mjs checks round trips and every migration.
+
+export const STATE_VERSION = 2;
+export const INLINE_MAX_BYTES = 32 * 1024;  // compressed instances up to this travel inline
+
+// ---- base64url and varints ----
+
+export function toBase64Url(bytes) {
+  let binary = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) {
+    binary += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000));
+  }
+  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+export function fromBase64Url(text) {
+  if (!/^[A-Za-z0-9_-]*$/.test(text)) throw new Error('not base64url text');
+  const binary = atob(text.replace(/-/g, '+').replace(/_/g, '/'));
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; ++i) bytes[i] = binary.charCodeAt(i);
+  return bytes;
+}
+
+export function encodeVarints(values) {
+  const out = [];
+  for (const value of values) {
+    if (!Number.isInteger(value) || value < 0) throw new Error(`cannot encode ${value}`);
+    let v = value;
+    while (v >= 0x80) {
+      out.push((v & 0x7f) | 0x80);
+      v = Math.floor(v / 128);
+    }
+    out.push(v);
+  }
+  return Uint8Array.from(out);
+}
+
+export function decodeVarints(bytes) {
+  const out = [];
+  let value = 0;
+  let scale = 1;
+  for (const byte of bytes) {
+    value += (byte & 0x7f) * scale;
+    if (byte & 0x80) {
+      scale *= 128;
+    } else {
+      out.push(value);
+      value = 0;
+      scale = 1;
+    }
+  }
+  if (scale !== 1) throw new Error('the plan data ends inside a number');
+  return Int32Array.from(out);
+}
+
+// ---- compression (CompressionStream: browsers and node >= 18) ----
+
+async function transform(bytes, stream) {
+  const out = new Response(new Blob([bytes]).stream().pipeThrough(stream));
+  return new Uint8Array(await out.arrayBuffer());
+}
+export const deflate = (bytes) => transform(bytes, new CompressionStream('deflate'));
+export const inflate = (bytes) => transform(bytes, new DecompressionStream('deflate'));
+export const gzip = (bytes) => transform(bytes, new CompressionStream('gzip'));
+
+export async function packPlan(plan) {
+  return toBase64Url(await deflate(encodeVarints(plan)));
+}
+
+export async function unpackPlan(text) {
+  return decodeVarints(await inflate(fromBase64Url(text)));
+}
+
+// ---- versions ----
+// v1 (first release): #v=1&example=NAME|file=NAME&sha=HEX|src=URL
+//                     &time=S&workers=N&seed=S&plan=0,2,1
+// v2 (current):       #v=2&ex=NAME|inst=B64&name=NAME|file=NAME&sha=HEX|src=URL
+//                     &t=S&w=N&seed=S&sol=PACKED&cost=C
+// A fragment without v is v1 (so a bare #src=https://... works).
+
+const MIGRATIONS = {
+  1: async (p) => {
+    const out = new URLSearchParams(p);  // keys both versions share pass through
+    for (const [from, to] of Object.entries({example: 'ex', time: 't', workers: 'w'})) {
+      if (p.has(from)) out.set(to, p.get(from));
+      out.delete(from);
+    }
+    if (p.get('plan')) {
+      const plan = p.get('plan').split(',').map((x) => Number(x.trim()));
+      out.set('sol', await packPlan(plan));
+    }
+    out.delete('plan');
+    out.set('v', '2');
+    return out;
+  },
+};
+
+export async function migrate(params) {
+  let p = new URLSearchParams(params);
+  let version = p.has('v') ? Number(p.get('v')) : 1;
+  if (!Number.isInteger(version) || version < 1 || version > STATE_VERSION) {
+    throw new Error(
+        `this link has version ${p.get('v')}; this page reads versions 1 to ` +
+        `${STATE_VERSION}`);
+  }
+  while (version < STATE_VERSION) {
+    p = await MIGRATIONS[version](p);
+    version = Number(p.get('v'));
+  }
+  return p;
+}
+
+function positiveNumber(text) {
+  const value = Number(text);
+  return text !== null && text !== '' && Number.isFinite(value) && value >= 0 ? value : null;
+}
+
+/**
+ * Reads a fragment ("#v=2&..." or "v=2&...") into
+ * {instance, settings: {timeS, workers, seed}, plan, cost}, or null when the
+ * fragment is empty. instance is one of {kind: 'example', name},
+ * {kind: 'inline', name, bytes}, {kind: 'file', name, sha256}, {kind: 'url', url}.
+ */
+export async function decodeFragment(fragment) {
+  const text = fragment.replace(/^#/, '');
+  if (!text) return null;
+  const p = await migrate(new URLSearchParams(text));
+  let instance = null;
+  if (p.has('ex')) {
+    instance = {kind: 'example', name: p.get('ex')};
+  } else if (p.has('inst')) {
+    instance = {
+      kind: 'inline',
+      name: p.get('name') || 'instance.json.gz',
+      bytes: fromBase64Url(p.get('inst'))
+    };
+  } else if (p.has('file')) {
+    instance = {kind: 'file', name: p.get('file'), sha256: (p.get('sha') || '').toLowerCase()};
+  } else if (p.has('src')) {
+    instance = {kind: 'url', url: p.get('src')};
+  }
+  const settings = {
+    timeS: positiveNumber(p.get('t')),
+    workers: positiveNumber(p.get('w')),
+    seed: positiveNumber(p.get('seed')),
+  };
+  const plan = p.has('sol') ? await unpackPlan(p.get('sol')) : null;
+  const cost = /^\d+$/.test(p.get('cost') || '') ? p.get('cost') : null;
+  return {instance, settings, plan, cost};
+}
+
+/** The inverse of decodeFragment; returns "#v=2&...". */
+export async function encodeFragment({instance, settings = {}, plan = null, cost = null}) {
+  const p = new URLSearchParams();
+  p.set('v', String(STATE_VERSION));
+  if (instance) {
+    if (instance.kind === 'example') {
+      p.set('ex', instance.name);
+    } else if (instance.kind === 'inline') {
+      p.set('inst', toBase64Url(instance.bytes));
+      p.set('name', instance.name);
+    } else if (instance.kind === 'file') {
+      p.set('file', instance.name);
+      p.set('sha', instance.sha256);
+    } else if (instance.kind === 'url') {
+      p.set('src', instance.url);
+    }
+  }
+  if (settings.timeS != null) p.set('t', String(settings.timeS));
+  if (settings.workers != null) p.set('w', String(settings.workers));
+  if (settings.seed != null) p.set('seed', String(settings.seed));
+  if (plan && plan.length) p.set('sol', await packPlan(plan));
+  if (cost != null) p.set('cost', String(cost));
+  return '#' + p.toString();
+}
+
+/**
+ * How a loaded instance travels in a link: bundled examples by name, small
+ * files inline (gzip bytes <= INLINE_MAX_BYTES), URLs as they are, and
+ * anything else as name + SHA-256. storedBytes: the file as stored (or null).
+ */
+export async function instanceReference({source, name, sha256, storedBytes}) {
+  if (source.kind === 'example') return {kind: 'example', name: source.name};
+  if (source.kind === 'url') return {kind: 'url', url: source.url};
+  if (storedBytes && storedBytes.length <= 16 * INLINE_MAX_BYTES) {
+    const isGz = storedBytes.length >= 2 && storedBytes[0] === 0x1f && storedBytes[1] === 0x8b;
+    const packed = isGz ? storedBytes : await gzip(storedBytes);
+    if (packed.length <= INLINE_MAX_BYTES) {
+      return {kind: 'inline', name, bytes: packed};  // the reader sniffs gzip itself
+    }
+  }
+  return {kind: 'file', name, sha256};
+}
+
+/** ?time=S&workers=N&seed=S in the query string: control presets. */
+export function queryControls(search) {
+  const p = new URLSearchParams(search);
+  return {
+    timeS: positiveNumber(p.get('time')),
+    workers: positiveNumber(p.get('workers')),
+    seed: positiveNumber(p.get('seed')),
+  };
+}

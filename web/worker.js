@@ -1,0 +1,247 @@
+// One solver worker: a classic Web Worker holding one wasm module, one model
+// and one Engine. It loads instances (streaming, see files.mjs), imports
+// models other workers parsed, runs its engine in time slices and throttles
+// what it reports to at most 10 Hz. The core never throttles; this file does.
+//
+// Call chain: app.mjs -> solver_client.mjs -> postMessage -> worker.js
+//             -> shardlab.js (Embind, wasm/bindings.cpp) -> core/
+importScripts('shardlab.js');
+
+const SLICE_MS = 40;                   // run the engine this long between event-loop turns
+const STEP_WORK = 20000;               // work per Engine.step(), as in the native portfolio
+const KEEP_STORED_BYTES = 512 * 1024;  // small files come back for inline links
+
+let P = null;  // protocol.mjs
+let F = null;  // files.mjs
+let M = null;  // the wasm module
+let model = null;
+let engine = null;
+let engineKey = '';  // options + index the engine was built with
+let run = null;      // the START being served: {id, stop}
+
+const booted = (async () => {
+  [P, F] = await Promise.all([import('./protocol.mjs'), import('./files.mjs')]);
+  M = await createShardLab({locateFile: (file) => new URL(file, self.location.href).href});
+  postMessage(P.reply(P.MSG.READY, 0, {version: M.version()}));
+})();
+
+// A turn of the event loop without setTimeout's 4 ms clamp.
+const channel = new MessageChannel();
+const waiting = [];
+channel.port1.onmessage = () => waiting.shift()();
+const yieldToEvents = () => new Promise((resolve) => {
+  waiting.push(resolve);
+  channel.port2.postMessage(0);
+});
+
+function heapInfo() {
+  return {heapBytes: M.HEAPU8.length, heapPeakBytes: M.heapPeakBytes()};
+}
+
+function setModel(next) {
+  if (engine) engine.delete();
+  if (model) model.delete();
+  engine = null;
+  engineKey = '';
+  model = next;
+}
+
+function openSource(source) {
+  if (source.kind === 'file') return {stream: source.file.stream(), name: source.file.name};
+  if (source.kind === 'bytes') {
+    return {stream: new Blob([source.bytes]).stream(), name: source.name};
+  }
+  throw new Error(`unknown source kind ${source.kind}`);
+}
+
+async function openUrl(url) {
+  let response;
+  try {
+    response = await fetch(url, {mode: 'cors'});
+  } catch (error) {
+    throw new F.LoadError(
+        `${url}: cannot fetch the instance (${error.message}; the server ` +
+        'must allow cross-origin requests)');
+  }
+  if (!response.ok) throw new F.LoadError(`${url}: the server answered ${response.status}`);
+  const name = decodeURIComponent(new URL(url).pathname.split('/').pop() || url);
+  const total = Number(response.headers.get('content-length')) || 0;
+  return {stream: response.body, name, total};
+}
+
+async function load(req) {
+  const {stream, name, total} =
+      req.source.kind === 'url' ? await openUrl(req.source.url) : openSource(req.source);
+  const size = total || (req.source.file ? req.source.file.size : 0) ||
+      (req.source.bytes ? req.source.bytes.byteLength : 0);
+  const progress = new P.Throttle();
+  const kept = [];
+  let keptBytes = 0;
+  // Tee the raw chunks of small files so the page can put them in a link.
+  const keeping = new TransformStream({
+    transform(chunk, controller) {
+      keptBytes += chunk.length;
+      if (keptBytes <= KEEP_STORED_BYTES) kept.push(chunk);
+      controller.enqueue(chunk);
+    },
+  });
+  const loaded = await F.loadInstance(M, stream.pipeThrough(keeping), name, {
+    onProgress: (bytes) => {
+      if (progress.pass(performance.now())) {
+        postMessage(P.reply(P.MSG.PROGRESS, req.id, {phase: 'load', bytes, total: size}));
+      }
+    },
+  });
+  setModel(loaded.model);
+  const exported = F.exportModel(model);
+  let storedBytes = null;
+  if (keptBytes <= KEEP_STORED_BYTES) {
+    storedBytes = new Uint8Array(keptBytes);
+    let at = 0;
+    for (const chunk of kept) {
+      storedBytes.set(chunk, at);
+      at += chunk.length;
+    }
+  }
+  const reply = P.reply(P.MSG.DONE, req.id, {
+    name,
+    info: F.describeModel(model),
+    model: exported,
+    sha256: loaded.sha256,
+    fileBytes: loaded.fileBytes,
+    jsonBytes: loaded.jsonBytes,
+    gzip: loaded.gzip,
+    seconds: loaded.seconds,
+    storedBytes,
+    ...heapInfo(),
+  });
+  const transfer = P.transferList(exported.fields);
+  if (storedBytes) transfer.push(storedBytes.buffer);
+  postMessage(reply, transfer);
+}
+
+function importFields(req) {
+  setModel(F.importModel(M, req.model));
+  postMessage(P.reply(P.MSG.DONE, req.id, {digest: model.digest(), ...heapInfo()}));
+}
+
+function ensureEngine(options, index) {
+  const key = JSON.stringify([options, index]);
+  if (engine && key === engineKey) return;
+  const previous = engine && engine.hasBest() ? engine.bestPlan() : null;
+  if (engine) engine.delete();
+  engine = new M.Engine(model, JSON.stringify(options), index);
+  const error = engine.error();
+  if (error) {
+    engine.delete();
+    engine = null;
+    throw new Error(error);
+  }
+  engineKey = key;
+  if (previous) engine.offer(previous);  // a new seed keeps what was found
+}
+
+function snapshot(id, withPlan, elapsedS, improvedS, steps, startedMs) {
+  const stats = JSON.parse(engine.stats());
+  const seconds = (performance.now() - startedMs) / 1000;
+  const payload = {
+    elapsedS,
+    improvedS,
+    finished: engine.finished(),
+    bound: engine.lowerBound(),
+    cost: engine.bestCost(),
+    steps,
+    stepsPerS: seconds > 0 ? steps / seconds : 0,
+    stats,
+    ...heapInfo(),
+  };
+  if (withPlan && engine.hasBest()) {
+    const plan = engine.bestPlan();
+    postMessage(P.reply(P.MSG.INCUMBENT, id, {...payload, plan}), [plan.buffer]);
+  } else {
+    postMessage(P.reply(withPlan ? P.MSG.INCUMBENT : P.MSG.PROGRESS, id, payload));
+  }
+}
+
+async function start(req) {
+  if (!model) throw new Error('no instance is loaded');
+  if (run) throw new Error('this worker is already solving');
+  ensureEngine(req.options, req.index);
+  run = {id: req.id, stop: false};
+  const startedMs = performance.now();
+  const baseS = req.baseS || 0;
+  const elapsed = () => baseS + (performance.now() - startedMs) / 1000;
+  const throttle = new P.Throttle();
+  let dirty = engine.hasBest();
+  let improvedS = elapsed();
+  let steps = 0;
+  let reason = 'time';
+  try {
+    for (;;) {
+      const now = performance.now();
+      if (throttle.pass(now, dirty && steps === 0)) {
+        snapshot(req.id, dirty, elapsed(), improvedS, steps, startedMs);
+        dirty = false;
+      }
+      if (run.stop) {
+        reason = 'stopped';
+        break;
+      }
+      if (engine.finished()) {
+        reason = 'finished';
+        break;
+      }
+      if (elapsed() >= req.timeLimitS) break;
+      const sliceEnd = performance.now() + SLICE_MS;
+      do {
+        if (engine.step(STEP_WORK)) {
+          dirty = true;
+          improvedS = elapsed();
+        }
+        ++steps;
+      } while (performance.now() < sliceEnd && !engine.finished());
+      await yieldToEvents();
+    }
+    snapshot(req.id, dirty, elapsed(), improvedS, steps, startedMs);
+    postMessage(P.reply(P.MSG.DONE, req.id, {reason, elapsedS: elapsed()}));
+  } finally {
+    run = null;
+  }
+}
+
+function stop(req) {
+  if (run) run.stop = true;
+  postMessage(P.reply(P.MSG.DONE, req.id, {wasRunning: Boolean(run)}));
+}
+
+function offer(req) {
+  const accepted = Boolean(engine && req.plan && engine.offer(req.plan));
+  postMessage(P.reply(P.MSG.DONE, req.id, {accepted}));
+}
+
+async function handle(req) {
+  const problem = P.checkRequest(req);
+  if (problem) throw new Error(problem);
+  switch (req.op) {
+    case P.OP.LOAD:
+      return load(req);
+    case P.OP.MODEL:
+      return importFields(req);
+    case P.OP.START:
+      return start(req);
+    case P.OP.STOP:
+      return stop(req);
+    case P.OP.OFFER:
+      return offer(req);
+  }
+}
+
+self.onmessage = async (event) => {
+  await booted;
+  const req = event.data;
+  try {
+    await handle(req);
+  } catch (error) {
+    postMessage(P.errorReply(req && req.id > 0 ? req.id : 0, error.message || String(error)));
+  }
+};
