@@ -1,16 +1,27 @@
-// The Engine facade and the portfolio loop. The engine here is the baseline
-// (least-usage start, then greedy one-node descent); stronger techniques plug
-// in behind the same step()/best()/lower_bound()/offer() contract.
+// The Engine facade and the portfolio loop. An Engine presolves the instance
+// (core/presolve.h), then alternates Lagrangian rounds on the core: message
+// passing on the penalised network (search/message_passing.h) gives a dual
+// bound, certified exactly (bound.h), and a decoded plan, which is repaired
+// and improved under the hard memory limit (search/local_search.h) before it
+// can become the incumbent. Plans go back to the original problem through
+// Presolved::expand and are re-checked by evaluate() before anyone sees them.
 #include "core/solver.h"
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <mutex>
 #include <nlohmann/json.hpp>
 
+#include "core/bound.h"
 #include "core/evaluate.h"
-#include "core/search/greedy.h"
+#include "core/presolve.h"
+#include "core/rng.h"
+#include "core/search/core_state.h"
+#include "core/search/lagrangian.h"
+#include "core/search/local_search.h"
+#include "core/search/message_passing.h"
 
 #ifndef __EMSCRIPTEN__
 #include <thread>
@@ -19,67 +30,171 @@
 namespace shardlab {
 namespace {
 
-// The trivial bound: every node and every edge at its cheapest allowed entry.
-// Valid because all costs are non-negative and the terms are independent.
-int64_t separable_bound(const Problem& problem) {
-  int64_t bound = 0;
-  for (int32_t v = 0; v < problem.num_nodes(); ++v) {
-    Cost least = kForbidden;
-    for (int32_t s = 0; s < problem.num_strategies(v); ++s) {
-      least = std::min(least, problem.node_cost(v, s));
-    }
-    if (!is_forbidden(least)) bound += least;
-  }
-  std::vector<Cost> matrix_least(problem.num_matrices(), kForbidden);
-  for (int32_t k = 0; k < problem.num_matrices(); ++k) {
-    for (int64_t i = problem.matrix_begin[k]; i < problem.matrix_begin[k + 1]; ++i) {
-      matrix_least[k] = std::min(matrix_least[k], problem.matrix_cost[i]);
-    }
-  }
-  for (int32_t e = 0; e < problem.num_edges(); ++e) {
-    const Cost least = matrix_least[problem.edge_matrix[e]];
-    if (!is_forbidden(least)) bound += least;
-  }
-  return bound;
-}
-
 uint64_t engine_seed(const Options& options, int32_t index) {
   return static_cast<uint64_t>(options.seed) * 0x9e3779b97f4a7c15ULL +
          static_cast<uint64_t>(index) * 0xd1b54a32d192ed03ULL + 1;
+}
+
+// One work unit of step() is about this many matrix-entry visits.
+constexpr int64_t kVisitsPerUnit = 1000;
+
+// The plan with the least total usage (usage times duration), ties to the
+// cheaper strategy: a memory-friendly start for repair.
+std::vector<int32_t> light_plan(const CoreModel& core) {
+  std::vector<int32_t> plan(core.num_nodes(), 0);
+  for (int32_t x = 0; x < core.num_nodes(); ++x) {
+    int64_t best_use = -1;
+    for (int32_t s = 0; s < core.num_strategies(x); ++s) {
+      int64_t use = 0;
+      for (int32_t i = core.term_begin[x]; i < core.term_begin[x + 1]; ++i) {
+        use += core.term_use(i, s) * (core.term_hi[i] - core.term_lo[i]);
+      }
+      if (best_use < 0 || use < best_use ||
+          (use == best_use && core.node_cost(x, s) < core.node_cost(x, plan[x]))) {
+        best_use = use;
+        plan[x] = s;
+      }
+    }
+  }
+  return plan;
 }
 
 }  // namespace
 
 struct Engine::Impl {
   Impl(const Problem& problem, const Options& options, int32_t index)
-      : problem(problem),
-        state(problem, min_usage_assignment(problem)),
-        greedy(problem, engine_seed(options, index)),
-        bound(separable_bound(problem)) {
-    // The least-usage plan has the lowest profile at every time: if it is
-    // over the limit, no plan is within it.
-    impossible = state.over_limit();
-    capture();
+      : problem(problem), options(options), index(index), rng(engine_seed(options, index)) {
+    Result<Presolved> result = presolve(problem);
+    if (!result.is_ok()) {
+      impossible = true;
+      return;
+    }
+    pre = std::move(result).value();
+    if (pre.infeasible()) {
+      impossible = true;
+      return;
+    }
+    const CoreModel& core = pre.core();
+    bound = separable_bound(core) + core.constant;
+    mp_entries = static_cast<int64_t>(core.unary.size()) + 1;
+    for (int32_t e = 0; e < core.num_edges(); ++e) {
+      mp_entries += static_cast<int64_t>(core.num_strategies(core.edge_u[e])) *
+                    core.num_strategies(core.edge_v[e]);
+    }
+    mp = std::make_unique<MessagePassing>(core);
+    lagrangian = std::make_unique<Lagrangian>(core);
+    search = std::make_unique<LocalSearch>(core, rng.next());
+    int64_t work = 50 * mp_entries;
+    consider(light_plan(core), &work);
+    phase = "lagrangian";
   }
 
-  // Records the current state as the incumbent if it is better.
-  bool capture() {
+  // Repairs and improves a core plan; makes it the incumbent if better.
+  bool consider(std::vector<int32_t> plan, int64_t* work) {
+    const CoreModel& core = pre.core();
+    CoreState state(core, std::move(plan));
+    *work -= core.num_nodes() + core.num_edges() + core.num_terms();
+    if (state.forbidden() > 0) return false;
+    if (state.excess() > 0) {
+      ++repairs;
+      if (!search->repair(&state, work)) return false;
+    }
+    moves += search->descend(&state, work);
+    return capture(state);
+  }
+
+  bool capture(const CoreState& state) {
     if (!state.feasible()) return false;
-    if (best.found() && best.cost <= state.cost()) return false;
-    best.solution = state.solution();
-    best.cost = state.cost();
+    const CoreModel& core = pre.core();
+    const int64_t cost = state.cost() + core.constant;
+    if (best.found() && best.cost <= cost) return false;
+    std::vector<int32_t> plan = pre.expand(state.plan());
+    const Evaluation check = evaluate(problem, plan);
+    if (!check.feasible() || check.cost != static_cast<Int128>(cost)) {
+      ++expand_mismatches;  // a presolve bug; never hand out the plan
+      return false;
+    }
+    best.solution = std::move(plan);
+    best.cost = cost;
+    core_best = state;
+    have_core_best = true;
     return true;
   }
 
+  // One Lagrangian round: penalised message passing, dual, decoded plan.
+  bool lagrangian_round(int64_t* work) {
+    const CoreModel& core = pre.core();
+    bool improved = false;
+    lagrangian->penalised_unary(&unary);
+    mp->set_unary(unary);
+    const int32_t iterations = static_cast<int32_t>(std::max<int64_t>(1, options.mp_iterations));
+    mp->run(iterations);
+    *work -= 2 * iterations * mp_entries;
+    const double dual = mp->dual() - lagrangian->capacity_term();
+    *work -= mp_entries;
+    ++rounds;
+    // Certify when the double dual promises a better bound (or optimality).
+    const double promised = dual + static_cast<double>(core.constant);
+    if (promised > static_cast<double>(bound) + 0.5 &&
+        (rounds - last_certified >= 4 || (best.found() && promised >= best.cost - 1.0))) {
+      last_certified = rounds;
+      ++certifications;
+      *work -= 3 * mp_entries;
+      const int64_t certified =
+          certify_bound(core, lagrangian->lambda(), mp->messages(), message_begins());
+      if (certified != kNoBound && certified + core.constant > bound) {
+        bound = certified + core.constant;
+        improved = true;
+      }
+    }
+    std::vector<int32_t> plan;
+    mp->decode(&plan);
+    *work -= mp_entries / 2;
+    if (consider(plan, work)) improved = true;
+    const double target =
+        best.found() ? static_cast<double>(best.cost - core.constant) : std::abs(dual) * 1.1 + 1;
+    lagrangian->update(plan, dual, target);
+    return improved;
+  }
+
+  const std::vector<int64_t>& message_begins() {
+    if (begins.empty()) {
+      const CoreModel& core = pre.core();
+      for (int32_t e = 0; e < core.num_edges(); ++e) {
+        begins.push_back(mp->message_begin(e, 0));
+        begins.push_back(mp->message_begin(e, 1));
+      }
+      begins.push_back(static_cast<int64_t>(mp->messages().size()));
+    }
+    return begins;
+  }
+
+  bool proven() const { return best.found() && bound >= best.cost; }
+
   const Problem& problem;
-  IncrementalEvaluator state;
-  GreedyDescent greedy;
+  Options options;
+  int32_t index;
+  Rng rng;
+  Presolved pre;
+  std::unique_ptr<MessagePassing> mp;
+  std::unique_ptr<Lagrangian> lagrangian;
+  std::unique_ptr<LocalSearch> search;
+  std::vector<double> unary;
+  std::vector<int64_t> begins;
   Incumbent best;
-  int64_t bound;
+  CoreState core_best;
+  bool have_core_best = false;
+  int64_t bound = 0;
   bool impossible = false;
+  int64_t mp_entries = 1;
+  std::string phase = "presolve";
   int64_t rounds = 0;
   int64_t moves = 0;
-  int64_t work_done = 0;
+  int64_t repairs = 0;
+  int64_t certifications = 0;
+  int64_t last_certified = -100;
+  int64_t expand_mismatches = 0;
+  int64_t offers = 0;
 };
 
 Engine::Engine(const Problem& problem, const Options& options, int32_t index)
@@ -90,14 +205,17 @@ Engine::~Engine() = default;
 bool Engine::step(int64_t work) {
   Impl& s = *impl_;
   if (finished()) return false;
-  ++s.rounds;
-  s.moves += s.greedy.run(&s.state, std::max<int64_t>(work, 1), &s.work_done);
-  return s.capture();
+  int64_t visits = std::max<int64_t>(work, 1) * kVisitsPerUnit;
+  bool improved = false;
+  while (visits > 0 && !finished()) {
+    if (s.lagrangian_round(&visits)) improved = true;
+  }
+  return improved;
 }
 
 bool Engine::finished() const {
   const Impl& s = *impl_;
-  return s.impossible || s.greedy.converged() || (s.best.found() && s.best.cost == s.bound);
+  return s.impossible || s.proven();
 }
 
 const Incumbent& Engine::best() const { return impl_->best; }
@@ -109,21 +227,37 @@ int64_t Engine::lower_bound() const {
 
 bool Engine::offer(const std::vector<int32_t>& solution) {
   Impl& s = *impl_;
+  if (s.impossible) return false;
   if (static_cast<int32_t>(solution.size()) != s.problem.num_nodes()) return false;
   const Evaluation check = evaluate(s.problem, solution);
   if (!check.feasible()) return false;
   if (s.best.found() && static_cast<Int128>(s.best.cost) <= check.cost) return false;
-  s.state = IncrementalEvaluator(s.problem, solution);
-  s.greedy.restart();
-  return s.capture();
+  ++s.offers;
+  s.best.solution = solution;
+  s.best.cost = static_cast<int64_t>(check.cost);
+  // Continue the search from the offered plan when the core represents it
+  // exactly (always so for plans from another engine of the same build).
+  const CoreModel& core = s.pre.core();
+  CoreState state(core, s.pre.restrict_plan(solution));
+  if (state.feasible() && state.cost() + core.constant == s.best.cost) {
+    s.core_best = state;
+    s.have_core_best = true;
+  }
+  return true;
 }
 
 std::string Engine::stats_json() const {
   const Impl& s = *impl_;
   nlohmann::ordered_json j;
+  j["phase"] = s.impossible ? "infeasible" : (s.proven() ? "optimal" : s.phase);
   j["rounds"] = s.rounds;
   j["moves"] = s.moves;
-  j["evaluations"] = s.work_done;
+  j["sweeps"] = s.mp ? s.mp->sweeps() : 0;
+  j["repairs"] = s.repairs;
+  j["certifications"] = s.certifications;
+  j["offers"] = s.offers;
+  if (s.expand_mismatches > 0) j["expand_mismatches"] = s.expand_mismatches;
+  j["presolve"] = nlohmann::ordered_json::parse(s.pre.stats().json());
   return j.dump();
 }
 
@@ -131,6 +265,7 @@ std::string Engine::stats_json() const {
 
 namespace {
 
+// About 20 ms of search natively (kVisitsPerUnit entry visits per unit).
 constexpr int64_t kStepWork = 20000;
 
 class Clock {

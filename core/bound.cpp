@@ -1,0 +1,135 @@
+// Exact certification of the Lagrangian / message-passing dual (bound.h).
+// Everything is scaled by D = 2^32: multipliers become floor(lambda * D)
+// (still >= 0, so still valid multipliers) and messages become rounded
+// integers (any messages are valid). The dual is then a sum of exact
+// __int128 minima, and ceil(dual / D) bounds the integral optimum.
+#include "core/bound.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace shardlab {
+namespace {
+
+using I128 = __int128;
+constexpr double kScale = 4294967296.0;  // 2^32
+constexpr double kMaxMagnitude = 1e24;   // keeps every product far inside 128 bits
+
+I128 ceil_div(I128 a, I128 b) {  // b > 0
+  I128 q = a / b;
+  if (a % b != 0 && a > 0) ++q;
+  return q;
+}
+
+}  // namespace
+
+int64_t separable_bound(const CoreModel& core) {
+  int64_t bound = 0;
+  for (int32_t x = 0; x < core.num_nodes(); ++x) {
+    int64_t least = kForbidden;
+    for (int32_t s = 0; s < core.num_strategies(x); ++s) {
+      least = std::min(least, core.node_cost(x, s));
+    }
+    if (least < kForbidden) bound += least;
+  }
+  for (int32_t e = 0; e < core.num_edges(); ++e) {
+    const int64_t size = static_cast<int64_t>(core.num_strategies(core.edge_u[e])) *
+                         core.num_strategies(core.edge_v[e]);
+    int64_t least = kForbidden;
+    for (int64_t i = 0; i < size; ++i) least = std::min(least, core.edge_costs(e)[i]);
+    if (least < kForbidden) bound += least;
+  }
+  return bound;
+}
+
+int64_t certify_bound(const CoreModel& core, const std::vector<double>& lambda,
+                      const std::vector<double>& messages,
+                      const std::vector<int64_t>& message_begin) {
+  const int32_t t_count = core.num_times();
+  const bool has_messages = !messages.empty();
+  if (has_messages && message_begin.size() != 2 * static_cast<size_t>(core.num_edges()) + 1) {
+    return kNoBound;
+  }
+  // Integer multipliers and their prefix sums.
+  std::vector<I128> prefix(t_count + 1, 0);
+  I128 capacity_term = 0;
+  for (int32_t t = 0; t < t_count; ++t) {
+    double l = t < static_cast<int32_t>(lambda.size()) ? lambda[t] : 0.0;
+    if (!(l >= 0.0)) l = 0.0;  // also catches NaN
+    if (l * kScale > kMaxMagnitude) return kNoBound;
+    const I128 p = static_cast<I128>(std::floor(l * kScale));
+    prefix[t + 1] = prefix[t] + p;
+    capacity_term += p * static_cast<I128>(core.capacity[t]);
+  }
+  auto message = [&](int64_t index) -> I128 {
+    return static_cast<I128>(std::round(messages[index] * kScale));
+  };
+  for (double m : messages) {
+    if (!(std::fabs(m) * kScale <= kMaxMagnitude)) return kNoBound;
+  }
+  const I128 scale = static_cast<I128>(1) << 32;
+  I128 dual = -capacity_term;
+  std::vector<I128> rep;
+  for (int32_t x = 0; x < core.num_nodes(); ++x) {
+    const int32_t k = core.num_strategies(x);
+    rep.assign(k, 0);
+    for (int32_t s = 0; s < k; ++s) {
+      const int64_t c = core.node_cost(x, s);
+      if (c >= kForbidden) continue;  // never part of a feasible plan
+      I128 v = scale * c;
+      for (int32_t i = core.term_begin[x]; i < core.term_begin[x + 1]; ++i) {
+        v += static_cast<I128>(core.term_use(i, s)) *
+             (prefix[core.term_hi[i]] - prefix[core.term_lo[i]]);
+      }
+      rep[s] = v;
+    }
+    bool any = false;
+    I128 best = 0;
+    std::vector<uint8_t> ok(k, 1);
+    for (int32_t s = 0; s < k; ++s) ok[s] = core.node_cost(x, s) < kForbidden;
+    if (has_messages) {
+      for (int32_t i = core.adj_begin[x]; i < core.adj_begin[x + 1]; ++i) {
+        const int32_t e = core.adj_edge[i];
+        const int64_t b = message_begin[2 * e + (core.edge_u[e] == x ? 0 : 1)];
+        for (int32_t s = 0; s < k; ++s) rep[s] += message(b + s);
+      }
+    }
+    for (int32_t s = 0; s < k; ++s) {
+      if (!ok[s]) continue;
+      if (!any || rep[s] < best) best = rep[s];
+      any = true;
+    }
+    if (!any) return kNoBound;  // no allowed strategy: nothing to bound
+    dual += best;
+  }
+  for (int32_t e = 0; e < core.num_edges(); ++e) {
+    const int32_t rows = core.num_strategies(core.edge_u[e]);
+    const int32_t cols = core.num_strategies(core.edge_v[e]);
+    const int64_t* m = core.edge_costs(e);
+    std::vector<I128> m0(rows, 0);
+    std::vector<I128> m1(cols, 0);
+    if (has_messages) {
+      for (int32_t a = 0; a < rows; ++a) m0[a] = message(message_begin[2 * e] + a);
+      for (int32_t b = 0; b < cols; ++b) m1[b] = message(message_begin[2 * e + 1] + b);
+    }
+    bool any = false;
+    I128 best = 0;
+    for (int32_t a = 0; a < rows; ++a) {
+      for (int32_t b = 0; b < cols; ++b) {
+        const int64_t c = m[static_cast<int64_t>(a) * cols + b];
+        if (c >= kForbidden) continue;
+        const I128 v = scale * c - m0[a] - m1[b];
+        if (!any || v < best) best = v;
+        any = true;
+      }
+    }
+    if (!any) return kNoBound;
+    dual += best;
+  }
+  const I128 bound = ceil_div(dual, scale);
+  if (bound > static_cast<I128>(INT64_MAX / 2)) return INT64_MAX / 2;
+  if (bound < static_cast<I128>(kNoBound)) return kNoBound;
+  return static_cast<int64_t>(bound);
+}
+
+}  // namespace shardlab

@@ -1,0 +1,34 @@
+// Certified lower bounds. The search keeps its Lagrangian multipliers and
+// message-passing duals in double precision; certify_bound() re-evaluates the
+// same dual in exact 128-bit integer arithmetic, so the value it returns is a
+// true lower bound on the core optimum whatever rounding happened before.
+// Used by the Engine (core/solver.cpp) for lower_bound().
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/presolve.h"
+
+namespace shardlab {
+
+// Sentinel for "no bound" (returned when the inputs cannot be certified).
+constexpr int64_t kNoBound = INT64_MIN / 4;
+
+// The Lagrangian dual of the memory constraints with multipliers lambda
+// (one per core time, clamped to >= 0) and any message vectors (laid out as
+// in MessagePassing, empty = all zero), scaled by 2^32 and rounded to
+// integers. Valid because, for every plan x within capacity,
+//   cost(x) >= cost(x) + sum_t lambda_t (usage_t(x) - capacity_t)
+// and the message reparametrisation leaves every plan's total unchanged
+// while the sum of factor minima bounds the total from below. Costs are
+// integers, so the bound is rounded up. Returns the bound on the core cost (without core.constant),
+// or kNoBound.
+int64_t certify_bound(const CoreModel& core, const std::vector<double>& lambda,
+                      const std::vector<double>& messages,
+                      const std::vector<int64_t>& message_begin);
+
+// The trivial bound: every node and edge at its cheapest entry.
+int64_t separable_bound(const CoreModel& core);
+
+}  // namespace shardlab
