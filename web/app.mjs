@@ -199,9 +199,14 @@ function workerSource(source) {
   return source;
 }
 
-/** Opens an instance; the earlier one stays on screen if this one fails. */
+/**
+ * Opens an instance; the earlier one stays on screen if this one fails.
+ * #app[data-opened] counts finished attempts, so tests can wait for one.
+ */
 function open(source, options = {}) {
-  app.queue = app.queue.then(() => openNow(source, options));
+  app.queue = app.queue.then(() => openNow(source, options)).finally(() => {
+    root.dataset.opened = String(Number(root.dataset.opened || 0) + 1);
+  });
   return app.queue;
 }
 

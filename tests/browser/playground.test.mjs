@@ -1,0 +1,241 @@
+// Browser tests of the playground in headless Debian Chromium (playwright-core)
+// against `python3 -m http.server` serving build/wasm/site. They wait on
+// #app[data-status], never sleep, and compare against the native build
+// (build/wasm/parity_native) where an exact value is expected.
+import assert from 'node:assert/strict';
+import {execFileSync} from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import {after, before, test} from 'node:test';
+
+import {drawn, launch, openPage, serveSite, SHARED, SOURCE, status, text, waitStatus} from './harness.mjs';
+
+const NATIVE = process.env.SHARDLAB_PARITY_NATIVE || path.join(SOURCE, 'build/wasm/parity_native');
+const EXAMPLE = path.join(SOURCE, 'examples/example.json');
+const B = path.join(SOURCE, 'examples/asplos-2025-iopddl-B.json.gz');
+const G = path.join(SOURCE, 'examples/asplos-2025-iopddl-G.json.gz');
+const M = path.join(SHARED, 'benchmarks/asplos-2025-iopddl-M.json.gz');
+const FINAL = ['done', 'stopped', 'error'];
+
+let server;
+let browser;
+before(async () => {
+  server = await serveSite();
+  browser = await launch();
+});
+after(async () => {
+  if (browser) await browser.close();
+  if (server) server.close();
+});
+
+function native(args, cwd) {
+  return JSON.parse(execFileSync(NATIVE, args, {encoding: 'utf8', cwd}));
+}
+
+// Drops a file on the page the way a user would (a synthetic drop event).
+async function dropFile(page, file) {
+  const bytes = Array.from(fs.readFileSync(file));
+  const name = path.basename(file);
+  await page.evaluate(({bytes, name}) => {
+    const data = new DataTransfer();
+    data.items.add(new File([new Uint8Array(bytes)], name));
+    document.body.dispatchEvent(new DragEvent('drop', {dataTransfer: data, bubbles: true}));
+  }, {bytes, name});
+}
+
+// Runs action (which opens an instance) and waits until that open settled,
+// and then (unless settle is false) until the solving that follows ended.
+async function opening(page, action, {timeout = 120000, settle = true} = {}) {
+  const before = Number((await page.getAttribute('#app', 'data-opened')) || 0);
+  await action();
+  await page.waitForFunction(
+      (n) => Number(document.getElementById('app').dataset.opened || 0) > n, before,
+      {timeout, polling: 50});
+  if (settle) await waitStatus(page, FINAL, timeout);
+}
+
+// Clicks at once, without Playwright's wait for an enabled button: the run
+// may end between reading the status and the click (a no-op then).
+function clickNow(page, testid) {
+  return page.$eval(`[data-testid=${testid}]`, (button) => button.click());
+}
+
+async function digits(page, testid) {
+  const value = await text(page, testid);
+  assert.match(value, /^\d+$/, `${testid} should be an integer, got '${value}'`);
+  return value;
+}
+
+async function readStored(page) {
+  return page.evaluate(() => new Promise((resolve, reject) => {
+                         const req = indexedDB.open('shardlab', 1);
+                         req.onerror = () => reject(req.error);
+                         req.onsuccess = () => {
+                           const all = req.result.transaction('best').objectStore('best').getAll();
+                           all.onsuccess = () =>
+                               resolve(all.result.map((r) => ({...r, plan: Array.from(r.plan)})));
+                         };
+                       }));
+}
+
+test(
+    'opening the page with nothing given solves a bundled example; ?time and ?workers set controls',
+    async () => {
+      const page = await openPage(browser, `${server.url}?time=3&workers=2`);
+      assert.equal(await page.inputValue('#time-limit'), '3');
+      assert.equal(await page.inputValue('#workers'), '2');
+      await waitStatus(page, FINAL);
+      assert.equal(await status(page), 'done');
+      await digits(page, 'best-cost');
+      assert.ok((await page.$$eval('#examples option', (o) => o.length)) >= 4, 'the examples menu');
+      assert.deepEqual(page.errors, []);
+      await page.context().close();
+    });
+
+test('drop example.json and see cost 445', async () => {
+  const page = await openPage(browser, `${server.url}?time=5#v=2&ex=example.json&t=1`);
+  await waitStatus(page, FINAL);
+  await opening(page, () => dropFile(page, EXAMPLE));
+  assert.equal(await text(page, 'best-cost'), '445');
+  assert.equal(await text(page, 'error'), '');
+  assert.equal(await page.isVisible('[data-testid=error]'), false);
+  await page.context().close();
+});
+
+for (const [file, label] of [[B, 'B'], [G, 'G']]) {
+  test(
+      `choose ${label}.json.gz and see a feasible cost, a bound and the three views drawn`,
+      async (t) => {
+        const want = native(['run', file, '1', '0', '400', '20000']);
+        if (!want.cost) {
+          t.skip(`the current engine finds no feasible plan for ${label} (native, seed 1)`);
+          return;
+        }
+        const page = await openPage(browser, `${server.url}?time=4#v=2&ex=example.json&t=4`);
+        await waitStatus(page, FINAL);
+        await opening(page, () => page.setInputFiles('[data-testid=file-input]', file));
+        const cost = await digits(page, 'best-cost');
+        const bound = await digits(page, 'lower-bound');
+        assert.ok(BigInt(bound) <= BigInt(cost));
+        const check = native(['digest', file]);
+        assert.match(await page.textContent('#summary'), new RegExp(check.sha256));
+        for (const view of ['cost-chart', 'memory-chart', 'strategy-view']) {
+          assert.ok(await drawn(page, view), `${view} is drawn`);
+        }
+        await page.screenshot(
+            {path: path.join(os.tmpdir(), `shardlab-${label}.png`), fullPage: true});
+        assert.deepEqual(page.errors, []);
+        await page.context().close();
+      });
+}
+
+test('stop and resume', async (t) => {
+  const file = fs.existsSync(M) ? M : G;
+  const page = await openPage(browser, `${server.url}?time=600&workers=1#v=2&ex=example.json`);
+  await waitStatus(page, FINAL);
+  await opening(page, () => page.setInputFiles('[data-testid=file-input]', file), {settle: false});
+  await page.waitForFunction(
+      () => /^\d+$/.test(document.querySelector('[data-testid=best-cost]').textContent) ||
+          document.getElementById('app').dataset.status !== 'solving',
+      null, {polling: 20, timeout: 120000});
+  let stoppedWhileSolving = false;
+  if ((await status(page)) === 'solving') {
+    await clickNow(page, 'stop');
+    await waitStatus(page, ['stopped', 'done']);
+    stoppedWhileSolving = (await status(page)) === 'stopped';
+  }
+  if (!stoppedWhileSolving) {
+    t.diagnostic('the engine finished before the stop arrived; checking resume only');
+  }
+  const before = await digits(page, 'best-cost');
+  assert.equal(await page.isDisabled('[data-testid=stop]'), true);
+  await page.click('[data-testid=start]');
+  await waitStatus(page, ['solving', 'done']);
+  if ((await status(page)) === 'solving') {
+    await clickNow(page, 'stop');
+    await waitStatus(page, ['stopped', 'done']);
+  }
+  const resumed = await digits(page, 'best-cost');
+  assert.ok(BigInt(resumed) <= BigInt(before), `resumed ${resumed} <= ${before}`);
+  assert.deepEqual(page.errors, []);
+  await page.context().close();
+});
+
+test('a permalink restores the same plan and cost in a fresh page', async () => {
+  for (const [name, time] of [['example.json', 2], ['asplos-2025-iopddl-G.json.gz', 3]]) {
+    const page = await openPage(browser, `${server.url}#v=2&ex=${name}&t=${time}`);
+    await waitStatus(page, FINAL);
+    const cost = await digits(page, 'best-cost');
+    const link = await page.getAttribute('[data-testid=permalink]', 'href');
+    assert.match(link, /#v=2&ex=.*&sol=.*&cost=\d+/);
+    await page.context().close();
+    const fresh = await openPage(browser, link);
+    await waitStatus(fresh, FINAL);
+    assert.equal(await status(fresh), 'stopped', 'a link restores its plan without solving');
+    assert.equal(await text(fresh, 'best-cost'), cost);
+    assert.deepEqual(fresh.errors, []);
+    await fresh.context().close();
+  }
+});
+
+test('a small local file travels inside the link', async () => {
+  const page = await openPage(browser, `${server.url}#v=2&ex=example.json&t=1`);
+  await waitStatus(page, FINAL);
+  await opening(page, () => page.setInputFiles('[data-testid=file-input]', EXAMPLE));
+  const link = await page.getAttribute('[data-testid=permalink]', 'href');
+  assert.match(link, /&inst=[\w-]+&name=example.json/);
+  await page.context().close();
+  const fresh = await openPage(browser, link);
+  await waitStatus(fresh, FINAL);
+  assert.equal(await text(fresh, 'best-cost'), '445');
+  await fresh.context().close();
+});
+
+test('a malformed file shows the exact error and the page stays usable', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'shardlab-bad-'));
+  const good = fs.readFileSync(EXAMPLE, 'utf8');
+  const bad = path.join(dir, 'broken.json');
+  fs.writeFileSync(bad, good.replace('[95]', '[95, 96]'));
+  const want = native(['error', 'broken.json'], dir).message;
+  assert.notEqual(want, '');
+  const page = await openPage(browser, `${server.url}#v=2&ex=example.json&t=1`);
+  await waitStatus(page, FINAL);
+  assert.equal(await text(page, 'best-cost'), '445');
+  await opening(page, () => page.setInputFiles('[data-testid=file-input]', bad));
+  assert.equal(await status(page), 'error');
+  assert.equal(await text(page, 'error'), want);
+  assert.ok(await page.isVisible('[data-testid=error]'));
+  assert.equal(await text(page, 'best-cost'), '445', 'the earlier result stays on screen');
+  assert.ok(await drawn(page, 'memory-chart'));
+  await opening(page, () => page.setInputFiles('[data-testid=file-input]', G));
+  assert.equal(await page.isVisible('[data-testid=error]'), false);
+  await digits(page, 'best-cost');
+  await page.context().close();
+});
+
+test('the best plan is kept in IndexedDB across a reload', async () => {
+  const page = await openPage(browser, `${server.url}#v=2&ex=example.json&t=2`);
+  await waitStatus(page, FINAL);
+  assert.equal(await text(page, 'best-cost'), '445');
+  const sha = native(['digest', EXAMPLE]).sha256;
+  await page.waitForFunction(
+      () => new Promise((resolve) => {
+        const req = indexedDB.open('shardlab', 1);
+        req.onsuccess = () => {
+          const count = req.result.transaction('best').objectStore('best').count();
+          count.onsuccess = () => resolve(count.result > 0);
+        };
+        req.onerror = () => resolve(false);
+      }),
+      null, {polling: 100, timeout: 10000});
+  await page.reload();
+  await waitStatus(page, FINAL);
+  const stored = await readStored(page);
+  const record = stored.find((r) => r.sha256 === sha);
+  assert.ok(record, 'a record for example.json');
+  assert.equal(record.cost, '445');
+  assert.deepEqual(record.plan, [0, 0, 2, 1, 0]);
+  assert.match(await page.textContent('#stored-note'), /cost 445/);
+  await page.context().close();
+});
