@@ -164,6 +164,7 @@ function scheduleSave(delayMs = 1000) {
 }
 
 function onImprove(best) {
+  if (!app.client.trace.length || app.client.trace.length === 1) performance.mark('plan');
   costChart.addOverall(best.seconds, best.cost, best.bound);
   showReadouts();
   scheduleViews();
@@ -218,7 +219,9 @@ async function openNow(source, {autostart = true, link = null} = {}) {
   onLoadProgress(0, source.kind === 'file' ? source.file.size : 0);
   let result;
   try {
+    performance.mark('open');
     result = await app.client.load(workerSource(source));
+    performance.mark('loaded');
   } catch (error) {
     $('progress').hidden = true;
     showError(error.message);
@@ -228,6 +231,7 @@ async function openNow(source, {autostart = true, link = null} = {}) {
   }
   if (app.view) app.view.delete();
   app.view = new ModelView(app.M, result.model);
+  performance.mark('view');
   app.load = result;
   app.source = source;
   const info = app.view.info;
@@ -293,6 +297,7 @@ async function start() {
   if (app.client.count !== s.workers) app.client.resize(s.workers);
   app.stopReason = null;
   setStatus('solving');
+  performance.mark('start');
   const best = app.client.best;
   try {
     if (best) await app.client.offer(best.plan, best.cost);

@@ -176,10 +176,12 @@ async function start(req) {
   let improvedS = elapsed();
   let steps = 0;
   let reason = 'time';
+  let shownPlan = false;  // the first plan skips the throttle: users wait for it
   try {
     for (;;) {
       const now = performance.now();
-      if (throttle.pass(now, dirty && steps === 0)) {
+      if (throttle.pass(now, dirty && !shownPlan)) {
+        shownPlan = shownPlan || dirty;
         snapshot(req.id, dirty, elapsed(), improvedS, steps, startedMs);
         dirty = false;
       }
