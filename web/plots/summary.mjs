@@ -50,39 +50,59 @@ export function renderSummary(table, info, load) {
   }
 }
 
-// Stats fields whose names mention presolve go to the summary's presolve row.
+// The engine's presolve report (stats.presolve, when it has one) as text:
+// "nodes 32 894 -> 4 405, edges 47 067 -> 13 488, ...; merged 27 530, ...".
 export function presolveText(stats) {
-  const parts =
-      Object.entries(stats || {})
-          .filter(([k]) => /presolve|reduced|merged/.test(k))
-          .map(
-              ([k, v]) =>
-                  `${k.replace(/_/g, ' ')}: ${typeof v === 'object' ? JSON.stringify(v) : v}`);
-  return parts.length ? parts.join(', ') : null;
+  const p = stats && stats.presolve;
+  if (!p || typeof p !== 'object') return null;
+  const pairs = [
+    ['nodes', 'original_nodes', 'core_nodes'], ['edges', 'original_edges', 'core_edges'],
+    ['time points', 'original_times', 'core_times']
+  ];
+  const used = new Set();
+  const parts = [];
+  for (const [label, from, to] of pairs) {
+    if (from in p && to in p) {
+      parts.push(`${label} ${groupDigits(p[from])} \u2192 ${groupDigits(p[to])}`);
+      used.add(from).add(to);
+    }
+  }
+  const rest =
+      Object.entries(p)
+          .filter(([k, v]) => !used.has(k) && typeof v !== 'object')
+          .map(([k, v]) => `${k.replace(/_/g, ' ')} ${typeof v === 'number' ? groupDigits(v) : v}`);
+  return [parts.join(', '), rest.join(', ')].filter(Boolean).join('; ');
 }
 
-/** One line over all workers: rounds, moves/s, steps/s and wasm heap. */
+// One counter over all workers: numbers are summed, text (a phase) is worker 0's.
+function counter(live, key) {
+  const value = live[0].stats[key];
+  const label = key.replace(/_/g, ' ');
+  if (typeof value === 'string') return `${label} ${value}`;
+  if (typeof value !== 'number') return null;
+  return `${label} ${groupDigits(live.reduce((a, s) => a + Number(s.stats[key] || 0), 0))}`;
+}
+
+/** One line over all workers: rounds, moves/s, other counters and wasm heap. */
 export function statsLine(perWorker) {
   const live = perWorker.filter(Boolean);
   if (!live.length) return '';
-  let rounds = 0;
   let moves = 0;
   let heap = 0;
   let seconds = 0;
   for (const s of live) {
-    rounds += Number(s.stats.rounds || 0);
     moves += Number(s.stats.moves || 0);
     heap = Math.max(heap, s.heapBytes || 0);
     seconds = Math.max(seconds, s.elapsedS || 0);
   }
-  const others = Object.keys(live[0].stats)
-                     .filter((k) => !['rounds', 'moves'].includes(k))
-                     .map(
-                         (k) => `${k.replace(/_/g, ' ')} ${
-                             live.reduce((a, s) => a + Number(s.stats[k] || 0), 0)}`);
-  return `${live.length} engine${live.length > 1 ? 's' : ''}: rounds ${groupDigits(rounds)}, ` +
+  const parts = Object.keys(live[0].stats)
+                    .filter((k) => k !== 'moves')
+                    .map((k) => counter(live, k))
+                    .filter(Boolean);
+  parts.splice(
+      1, 0,
       `moves ${groupDigits(moves)} (${
-             groupDigits(Math.round(moves / Math.max(seconds, 1e-3)))}/s), ` +
-      `${others.join(', ')}${others.length ? ', ' : ''}wasm heap ${
-             (heap / 1e6).toFixed(1)} MB per worker`;
+          groupDigits(Math.round(moves / Math.max(seconds, 1e-3)))}/s)`);
+  return `${live.length} engine${live.length > 1 ? 's' : ''}: ${parts.join(', ')}, ` +
+      `wasm heap ${(heap / 1e6).toFixed(1)} MB per worker`;
 }
