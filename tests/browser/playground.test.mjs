@@ -295,3 +295,15 @@ test(
       assert.equal(await text(again, 'best-cost'), cost);
       await again.context().close();
     });
+
+test('the plots download as one PNG', async () => {
+  const page = await openPage(browser, `${server.url}#v=2&ex=asplos-2025-iopddl-B.json.gz&t=3`);
+  await waitStatus(page, FINAL);
+  const [download] =
+      await Promise.all([page.waitForEvent('download'), page.click('#download-png')]);
+  assert.equal(download.suggestedFilename(), 'asplos-2025-iopddl-B-plots.png');
+  const png = fs.readFileSync(await download.path());
+  assert.deepEqual([...png.subarray(1, 4)], [...Buffer.from('PNG')]);
+  assert.ok(png.length > 10000, `a real picture (${png.length} bytes)`);
+  await page.context().close();
+});

@@ -1,8 +1,8 @@
 // The memory view: the live usage of the current best plan over time against
 // the usage limit, the minimum-possible profile as a shaded floor, and the
 // peak marked. Hovering lists the live nodes at t, largest first; clicking
-// selects them. Profiles are columnar typed arrays, drawn per pixel column
-// (min/max buckets) so 60k time points cost O(width).
+// selects them (arrow keys and Enter do the same). Profiles are columnar typed arrays, drawn per
+// pixel column (min/max buckets) so 60k time points cost O(width).
 import {COLORS, drawAxes, drawEmpty, drawLegend, Plot} from './canvas.mjs';
 import {bucketMinMax, compactNumber, linearScale} from './scales.mjs';
 
@@ -25,6 +25,8 @@ export class MemoryChart {
     canvas.addEventListener('mousemove', (e) => this.hover(e));
     canvas.addEventListener('mouseleave', () => this.hideTooltip());
     canvas.addEventListener('click', (e) => this.select(e));
+    canvas.addEventListener('keydown', (e) => this.key(e));
+    canvas.addEventListener('blur', () => this.hideTooltip());
   }
 
   /** profile {times, usage}; floor {times, usage}; limit number|null; horizon [b, e]. */
@@ -138,6 +140,31 @@ export class MemoryChart {
   hover(event) {
     const t = this.timeAt(event);
     if (t === null) return this.hideTooltip();
+    const rect = this.canvas.getBoundingClientRect();
+    this.showAt(t, event.clientX - rect.left, event.clientY - rect.top);
+  }
+
+  // Keyboard: arrows move the time cursor (Shift: 10x), Enter selects, Escape hides.
+  key(event) {
+    if (!this.data) return;
+    const [begin, end] = this.data.horizon;
+    const step = Math.max(1, Math.round((end - begin) / 100)) * (event.shiftKey ? 10 : 1);
+    const moves = {ArrowLeft: -step, ArrowRight: step};
+    if (event.key in moves) {
+      event.preventDefault();
+      const t = Math.min(end - 1, Math.max(begin, (this.hoverT ?? begin) + moves[event.key]));
+      const rect = this.canvas.getBoundingClientRect();
+      const {x} = this.scales(rect.width, rect.height);
+      this.showAt(t, x(t), rect.height / 3);
+    } else if (event.key === 'Enter' && this.hoverT !== null) {
+      this.hooks.onSelect(this.hoverT, this.hooks.liveNodes(this.hoverT));
+    } else if (event.key === 'Escape') {
+      this.hideTooltip();
+    }
+  }
+
+  // The cursor line at time t and the live-node tooltip near (px, py).
+  showAt(t, px, py) {
     this.hoverT = t;
     this.plot.request();
     const nodes = this.hooks.liveNodes(t);
@@ -148,9 +175,8 @@ export class MemoryChart {
     this.tooltip.textContent = lines.join('\n');
     this.tooltip.style.whiteSpace = 'pre';
     const rect = this.canvas.getBoundingClientRect();
-    const left = event.clientX - rect.left + 14;
-    this.tooltip.style.left = `${Math.min(left, rect.width - 300)}px`;
-    this.tooltip.style.top = `${event.clientY - rect.top + 30}px`;
+    this.tooltip.style.left = `${Math.min(px + 14, rect.width - 300)}px`;
+    this.tooltip.style.top = `${py + 30}px`;
     this.tooltip.hidden = false;
   }
 
