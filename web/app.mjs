@@ -4,19 +4,13 @@
 // #app is the test contract: idle, loading, solving, stopped, done, error.
 // Talks to solver_client.mjs (workers), model_view.mjs (page-side model),
 // state.mjs (links), store.mjs (IndexedDB), downloads.mjs and plots/*.
-import {contestReference} from './data/contest_refs.mjs';
 import {EXAMPLES} from './data/examples.mjs';
 import {baseName, savePlots, saveText} from './downloads.mjs';
 import {ModelView} from './model_view.mjs';
-import {CostChart} from './plots/cost_chart.mjs';
-import {MemoryChart} from './plots/memory_chart.mjs';
-import {NodePanel} from './plots/node_panel.mjs';
-import {relativeGap} from './plots/scales.mjs';
-import {StrategyView} from './plots/strategy_view.mjs';
-import {presolveText, renderSummary, statsLine} from './plots/summary.mjs';
 import {SolverClient} from './solver_client.mjs';
 import {decodeFragment, encodeFragment, instanceReference, queryControls} from './state.mjs';
 import {loadBest, saveBest} from './store.mjs';
+import {Views} from './views.mjs';
 
 const $ = (id) => document.getElementById(id);
 const root = $('app');
@@ -84,49 +78,8 @@ function applySettings({timeS, workers, seed}) {
 
 // ---- readouts and views ----
 
-const costChart = new CostChart($('cost-chart'));
-const nodePanel = new NodePanel($('node-panel'), $('node-title'), (v) => openNode(v));
-const strategyView = new StrategyView($('strategy-view'), (v) => openNode(v));
-const memoryChart = new MemoryChart($('memory-chart'), $('memory-tooltip'), {
-  liveNodes: (t) => app.view.liveNodes(bestPlan(), t),
-  describe: (v) =>
-      `node ${v}: usage ${app.view.usageOf(bestPlan(), v)} (strategy ${bestPlan()[v]})`,
-  onSelect: (t, nodes) => nodePanel.showLive(app.view, bestPlan(), t, nodes),
-});
-
+const views = new Views(() => app);
 const bestPlan = () => (app.client.best ? app.client.best.plan : null);
-
-function openNode(v) {
-  if (app.view && bestPlan()) nodePanel.showNode(app.view, bestPlan(), v);
-}
-
-function showReadouts() {
-  const best = app.client.best;
-  $('best-cost').textContent = best ? best.cost : '';
-  $('lower-bound').textContent = app.view ? app.client.bound : '';
-  $('gap').textContent =
-      best ? `${(100 * relativeGap(Number(best.cost), Number(app.client.bound))).toFixed(4)}%` : '';
-}
-
-let viewsPending = false;
-function scheduleViews() {
-  if (viewsPending) return;
-  viewsPending = true;
-  requestAnimationFrame(() => {
-    viewsPending = false;
-    const plan = bestPlan();
-    if (!app.view || !plan) return;
-    const check = app.view.evaluate(plan);
-    memoryChart.setData({
-      profile: app.view.profile(plan),
-      floor: app.view.minProfile,
-      limit: app.view.info.hasLimit ? Number(app.view.info.limit) : null,
-      peak: {time: check.peakTime, usage: Number(check.peak)},
-      horizon: app.view.info.horizon,
-    });
-    strategyView.setData(app.view, plan, app.view.costShares(plan));
-  });
-}
 
 let linkTimer = null;
 function scheduleLink() {
@@ -164,10 +117,7 @@ function scheduleSave(delayMs = 1000) {
 }
 
 function onImprove(best) {
-  if (!app.client.trace.length || app.client.trace.length === 1) performance.mark('plan');
-  costChart.addOverall(best.seconds, best.cost, best.bound);
-  showReadouts();
-  scheduleViews();
+  views.improve(best);
   scheduleLink();
   scheduleSave();
   if (best.cost && BigInt(best.bound) >= BigInt(best.cost) && root.dataset.status === 'solving') {
@@ -177,11 +127,7 @@ function onImprove(best) {
 }
 
 function onStats(index, msg) {
-  if (msg.type === 'incumbent' && msg.cost) costChart.addEngineCost(index, msg.improvedS, msg.cost);
-  costChart.setTime(msg.elapsedS);
-  $('engine-stats').textContent = statsLine(app.client.stats);
-  const presolve = presolveText(msg.stats);
-  if (presolve && $('summary-presolve')) $('summary-presolve').textContent = presolve;
+  views.stats(index, msg);
 }
 
 function onLoadProgress(bytes, total) {
@@ -219,9 +165,7 @@ async function openNow(source, {autostart = true, link = null} = {}) {
   onLoadProgress(0, source.kind === 'file' ? source.file.size : 0);
   let result;
   try {
-    performance.mark('open');
     result = await app.client.load(workerSource(source));
-    performance.mark('loaded');
   } catch (error) {
     $('progress').hidden = true;
     showError(error.message);
@@ -231,19 +175,11 @@ async function openNow(source, {autostart = true, link = null} = {}) {
   }
   if (app.view) app.view.delete();
   app.view = new ModelView(app.M, result.model);
-  performance.mark('view');
   app.load = result;
   app.source = source;
-  const info = app.view.info;
-  $('instance-name').textContent = info.name || result.name;
-  costChart.reset(contestReference(info));
-  memoryChart.clear();
-  strategyView.clear();
-  nodePanel.clear();
-  renderSummary($('summary'), info, result);
+  views.reset(result);
   app.reference = await instanceReference(
       {source, name: result.name, sha256: result.sha256, storedBytes: result.storedBytes});
-  showReadouts();
   let restored = false;
   if (link && link.instance && link.instance.kind === 'file' &&
       link.instance.sha256 !== result.sha256) {
@@ -297,7 +233,6 @@ async function start() {
   if (app.client.count !== s.workers) app.client.resize(s.workers);
   app.stopReason = null;
   setStatus('solving');
-  performance.mark('start');
   const best = app.client.best;
   try {
     if (best) await app.client.offer(best.plan, best.cost);
@@ -386,15 +321,7 @@ function wire() {
   $('download-line').addEventListener('click', () => {
     if (app.view) saveText(app.view.solutionLine(bestPlan()) + '\n', `${stem()}.solution.txt`);
   });
-  $('download-png')
-      .addEventListener(
-          'click',
-          () => savePlots(
-              [
-                ['cost', $('cost-chart')], ['memory', $('memory-chart')],
-                ['strategies', $('strategy-view')]
-              ],
-              stem()));
+  $('download-png').addEventListener('click', () => savePlots(views.canvases(), stem()));
   $('copy-link')
       .addEventListener('click', () => navigator.clipboard.writeText($('permalink').href));
   window.addEventListener('hashchange', () => location.reload());
