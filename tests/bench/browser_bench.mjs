@@ -174,7 +174,8 @@ const at = (points, t) => {
 };
 
 async function main() {
-  const missing = ['M', ...args.curves.split(',')].filter((id) => !fs.existsSync(instance(id)));
+  const missing =
+      ['M', ...args.curves.split(',').filter(Boolean)].filter((id) => !fs.existsSync(instance(id)));
   if (missing.length) {
     console.log(
         `Instances ${missing.join(', ')} are absent from ${SHARED}/benchmarks: ` +
@@ -230,7 +231,8 @@ async function main() {
         ['inst', 'run', 'wasm cost', 'native cost', 'cost', 'wasm s', 'native s', 'ratio'],
         ratioRows);
     const curveRows = [];
-    for (const id of args.curves.split(',').filter((i) => fs.existsSync(instance(i)))) {
+    for (const id of args.curves.split(',').filter(Boolean).filter(
+             (i) => fs.existsSync(instance(i)))) {
       const web = await browserCurve(browser, server.url, id);
       const cli = fs.existsSync(args.cli) ? await nativeCurve(id) : [];
       for (const t of [SECONDS / 10, SECONDS / 2, SECONDS]) {
