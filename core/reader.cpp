@@ -23,7 +23,7 @@ namespace {
 template <typename T>
 class BlockVector {
  public:
-  static constexpr size_t kShift = 15;
+  static constexpr size_t kShift = 14;
   static constexpr size_t kBlock = size_t{1} << kShift;
 
   void push_back(T value) {
@@ -245,7 +245,9 @@ struct InstanceReader::Impl {
 
   std::vector<Frame> stack;
 
-  // Model under construction.
+  // Model under construction: complete arrays live in `model`, the ones
+  // being read in blocks below.
+  Problem model;
   std::string name;
   bool has_limit = false;
   Usage limit = 0;
@@ -963,25 +965,39 @@ struct InstanceReader::Impl {
         edge_matrix.push_back(intern_matrix());
         scratch.clear();
         break;
+      // Each complete array moves into its exact-size home right away, so
+      // its blocks are free for the arrays that follow (this keeps the peak
+      // near the final model's size, also in wasm where the heap never
+      // shrinks).
       case Target::kIntervals:
         if (!check_node_count(p, "intervals", f.count)) return false;
         intervals_closed = f.count;
+        lo.move_to(&model.interval_lo);
+        hi.move_to(&model.interval_hi);
         break;
       case Target::kNodeCosts:
         if (!check_node_count(p, "costs", f.count)) return false;
         costs_closed = f.count;
+        node_costs.move_to(&model.strategy_cost);
         break;
       case Target::kNodeUsages:
         if (!check_node_count(p, "usages", f.count)) return false;
         usages_closed = f.count;
+        node_usages.move_to(&model.strategy_usage);
         break;
       case Target::kEdgeNodes:
         if (!check_edge_count(p, "nodes", f.count, matrices_closed, "costs")) return false;
         pairs_closed = f.count;
+        edge_u.move_to(&model.edge_u);
+        edge_v.move_to(&model.edge_v);
         break;
       case Target::kEdgeCosts:
         if (!check_edge_count(p, "costs", f.count, pairs_closed, "nodes")) return false;
         matrices_closed = f.count;
+        std::unordered_multimap<uint64_t, int32_t>().swap(matrix_index);
+        std::vector<Cost>().swap(scratch);
+        edge_matrix.move_to(&model.edge_matrix);
+        matrix_pool.move_to(&model.matrix_cost);
         break;
       default:
         break;
@@ -1199,15 +1215,15 @@ struct InstanceReader::Impl {
   }
 
   Result<Problem> build() {
-    const int64_t n = static_cast<int64_t>(lo.size());
+    const int64_t n = static_cast<int64_t>(model.interval_lo.size());
     if (n == 0) {
       return Status(StatusCode::kInvalidInput,
                     source + ": at problem.nodes: expected at least one node, found none");
     }
     // Edge checks deferred until every node's strategy count is known.
-    for (size_t e = 0; e < edge_u.size(); ++e) {
-      const int64_t u = edge_u[e];
-      const int64_t v = edge_v[e];
+    for (size_t e = 0; e < model.edge_u.size(); ++e) {
+      const int64_t u = model.edge_u[e];
+      const int64_t v = model.edge_v[e];
       const std::string where = "problem.edges.nodes[" + std::to_string(e) + "]";
       const std::string found = "[" + std::to_string(u) + ", " + std::to_string(v) + "]";
       if (u >= n || v >= n) {
@@ -1219,7 +1235,7 @@ struct InstanceReader::Impl {
         fail_pos(pair_pos[e], where, "expected two different nodes, found " + found);
         return status;
       }
-      const int32_t m = edge_matrix[e];
+      const int32_t m = model.edge_matrix[e];
       const int64_t size = matrix_begin[m + 1] - matrix_begin[m];
       const int64_t want = static_cast<int64_t>(cost_counts[u]) * cost_counts[v];
       if (size != want) {
@@ -1232,7 +1248,7 @@ struct InstanceReader::Impl {
         return status;
       }
     }
-    Problem problem;
+    Problem problem = std::move(model);
     problem.name = name;
     problem.has_usage_limit = has_limit;
     problem.usage_limit = limit;
@@ -1241,22 +1257,11 @@ struct InstanceReader::Impl {
     for (size_t v = 0; v < cost_counts.size(); ++v) {
       problem.strategy_begin.push_back(problem.strategy_begin.back() + cost_counts[v]);
     }
-    // Each array is copied into its exact-size home and its blocks freed as
-    // it goes, so the peak stays near the final model's size.
     pair_pos.clear();
     matrix_pos.clear();
     cost_counts.clear();
     usage_counts.clear();
-    node_costs.move_to(&problem.strategy_cost);
-    node_usages.move_to(&problem.strategy_usage);
-    lo.move_to(&problem.interval_lo);
-    hi.move_to(&problem.interval_hi);
-    edge_u.move_to(&problem.edge_u);
-    edge_v.move_to(&problem.edge_v);
-    edge_matrix.move_to(&problem.edge_matrix);
-    matrix_pool.move_to(&problem.matrix_cost);
     problem.matrix_begin = std::move(matrix_begin);
-    std::unordered_multimap<uint64_t, int32_t>().swap(matrix_index);
     std::vector<char>().swap(buf);
     const Status check = problem.finalize();
     if (!check.is_ok()) {
