@@ -18,6 +18,7 @@
 #include "core/evaluate.h"
 #include "core/presolve.h"
 #include "core/rng.h"
+#include "core/search/block_search.h"
 #include "core/search/core_state.h"
 #include "core/search/lagrangian.h"
 #include "core/search/local_search.h"
@@ -84,31 +85,54 @@ struct Engine::Impl {
     mp = std::make_unique<MessagePassing>(core);
     lagrangian = std::make_unique<Lagrangian>(core);
     search = std::make_unique<LocalSearch>(core, rng.next());
+    blocks = std::make_unique<BlockSearch>(core, rng.next());
     int64_t work = 50 * mp_entries;
     consider(light_plan(core), &work);
+    publish();
     phase = "lagrangian";
   }
 
   // Repairs and improves a core plan; makes it the incumbent if better.
+  // Repair and descent get their own allowance (a few message-passing
+  // sweeps' worth), charged to *work afterwards: a round's message passing
+  // may already exceed one step's budget on big cores.
   bool consider(std::vector<int32_t> plan, int64_t* work) {
     const CoreModel& core = pre.core();
     CoreState state(core, std::move(plan));
-    *work -= core.num_nodes() + core.num_edges() + core.num_terms();
-    if (state.forbidden() > 0) return false;
-    if (state.excess() > 0) {
+    int64_t allowance = 8 * mp_entries + 100000;
+    const int64_t start = allowance;
+    allowance -= core.num_nodes() + core.num_edges() + core.num_terms();
+    bool ok = state.forbidden() == 0;
+    if (ok && state.excess() > 0) {
       ++repairs;
-      if (!search->repair(&state, work)) return false;
+      ok = search->repair(&state, &allowance);
     }
-    moves += search->descend(&state, work);
-    return capture(state);
+    if (ok) moves += search->descend(&state, &allowance);
+    *work -= start - allowance;
+    return ok && capture(state);
   }
 
+  // Takes a feasible core plan as the core incumbent when it is cheaper.
+  // The original plan is built and checked later, in publish().
   bool capture(const CoreState& state) {
     if (!state.feasible()) return false;
+    if (have_core_best && core_best.cost() <= state.cost()) return false;
+    core_best = state;
+    have_core_best = true;
+    pending = true;
+    return true;
+  }
+
+  // Expands the core incumbent, re-checks it with evaluate() and makes it
+  // best() when it beats the current one. Done once per step, not per move:
+  // evaluating 30k-node plans after every small improvement is costly.
+  bool publish() {
+    if (!pending) return false;
+    pending = false;
     const CoreModel& core = pre.core();
-    const int64_t cost = state.cost() + core.constant;
+    const int64_t cost = core_best.cost() + core.constant;
     if (best.found() && best.cost <= cost) return false;
-    std::vector<int32_t> plan = pre.expand(state.plan());
+    std::vector<int32_t> plan = pre.expand(core_best.plan());
     const Evaluation check = evaluate(problem, plan);
     if (!check.feasible() || check.cost != static_cast<Int128>(cost)) {
       ++expand_mismatches;  // a presolve bug; never hand out the plan
@@ -116,9 +140,14 @@ struct Engine::Impl {
     }
     best.solution = std::move(plan);
     best.cost = cost;
-    core_best = state;
-    have_core_best = true;
     return true;
+  }
+
+  // The cost of the best plan known to this engine (published or not).
+  int64_t known_cost() const {
+    int64_t cost = best.found() ? best.cost : INT64_MAX;
+    if (have_core_best) cost = std::min(cost, core_best.cost() + pre.core().constant);
+    return cost;
   }
 
   // One Lagrangian round: penalised message passing, dual, decoded plan.
@@ -136,7 +165,8 @@ struct Engine::Impl {
     // Certify when the double dual promises a better bound (or optimality).
     const double promised = dual + static_cast<double>(core.constant);
     if (promised > static_cast<double>(bound) + 0.5 &&
-        (rounds - last_certified >= 4 || (best.found() && promised >= best.cost - 1.0))) {
+        (rounds - last_certified >= 4 ||
+         (known_cost() != INT64_MAX && promised >= static_cast<double>(known_cost()) - 1.0))) {
       last_certified = rounds;
       ++certifications;
       *work -= 3 * mp_entries;
@@ -151,8 +181,9 @@ struct Engine::Impl {
     mp->decode(&plan);
     *work -= mp_entries / 2;
     if (consider(plan, work)) improved = true;
+    const int64_t known = known_cost();
     const double target =
-        best.found() ? static_cast<double>(best.cost - core.constant) : std::abs(dual) * 1.1 + 1;
+        known != INT64_MAX ? static_cast<double>(known - core.constant) : std::abs(dual) * 1.1 + 1;
     lagrangian->update(plan, dual, target);
     return improved;
   }
@@ -169,7 +200,34 @@ struct Engine::Impl {
     return begins;
   }
 
-  bool proven() const { return best.found() && bound >= best.cost; }
+  // Block search on the incumbent: regions grown from random nodes, with
+  // seeded variation of their size and cutset budget.
+  bool lns_round(int64_t* work) {
+    const CoreModel& core = pre.core();
+    if (!have_core_best || core.num_nodes() == 0) return false;
+    ++lns_rounds;
+    BlockSearch::Params params;
+    params.max_nodes = 12 + static_cast<int32_t>(rng.below(24));
+    params.max_key_nodes = 4 + static_cast<int32_t>(rng.below(8));
+    params.partners = static_cast<int32_t>(rng.below(4));
+    params.max_cutset = static_cast<int32_t>(rng.below(3));
+    params.max_cutset_product = rng.below(2) == 0 ? 64 : 1024;
+    params.max_search_nodes = 200 + static_cast<int32_t>(rng.below(800));
+    const int32_t root = static_cast<int32_t>(rng.below(static_cast<uint32_t>(core.num_nodes())));
+    const bool improved = blocks->improve(&core_best, root, params, work);
+    *work -= 64;  // a floor, so that empty regions still cost something
+    if (!improved) return false;
+    ++lns_improvements;
+    return capture_current();
+  }
+
+  // core_best was improved in place.
+  bool capture_current() {
+    pending = true;
+    return true;
+  }
+
+  bool proven() const { return known_cost() != INT64_MAX && bound >= known_cost(); }
 
   const Problem& problem;
   Options options;
@@ -179,11 +237,13 @@ struct Engine::Impl {
   std::unique_ptr<MessagePassing> mp;
   std::unique_ptr<Lagrangian> lagrangian;
   std::unique_ptr<LocalSearch> search;
+  std::unique_ptr<BlockSearch> blocks;
   std::vector<double> unary;
   std::vector<int64_t> begins;
   Incumbent best;
   CoreState core_best;
   bool have_core_best = false;
+  bool pending = false;  // core_best is better than what best() shows
   int64_t bound = 0;
   bool impossible = false;
   int64_t mp_entries = 1;
@@ -195,6 +255,19 @@ struct Engine::Impl {
   int64_t last_certified = -100;
   int64_t expand_mismatches = 0;
   int64_t offers = 0;
+  int64_t lns_rounds = 0;
+  int64_t lns_improvements = 0;
+  double lns_spent = 0;
+  double lag_spent = 0;
+  int64_t lag_stall = 0;  // Lagrangian rounds since one improved the incumbent
+
+  double lns_share() const {
+    double base = options.lns_share;
+    if (index % 2 == 1) base = std::min(1.0, base + 0.3);
+    if (lag_stall >= 200) return std::max(base, 0.8);
+    if (lag_stall >= 50) return std::max(base, 0.5);
+    return base;
+  }
 };
 
 Engine::Engine(const Problem& problem, const Options& options, int32_t index)
@@ -208,8 +281,24 @@ bool Engine::step(int64_t work) {
   int64_t visits = std::max<int64_t>(work, 1) * kVisitsPerUnit;
   bool improved = false;
   while (visits > 0 && !finished()) {
-    if (s.lagrangian_round(&visits)) improved = true;
+    // Work goes to whichever method has spent less than its share. Block
+    // search starts with a base share (engine-dependent, so a portfolio has
+    // one Lagrangian-heavy and one search-heavy engine) that grows while the
+    // Lagrangian rounds stop improving the incumbent.
+    const double share = s.lns_share();
+    const bool lns_turn = s.have_core_best && s.lns_spent < share * (s.lns_spent + s.lag_spent);
+    const int64_t before_visits = visits;
+    bool got = false;
+    if (lns_turn) {
+      got = s.lns_round(&visits);
+    } else {
+      got = s.lagrangian_round(&visits);
+      s.lag_stall = got ? 0 : s.lag_stall + 1;
+    }
+    improved = improved || got;
+    (lns_turn ? s.lns_spent : s.lag_spent) += static_cast<double>(before_visits - visits);
   }
+  if (s.publish()) improved = true;
   return improved;
 }
 
@@ -256,6 +345,8 @@ std::string Engine::stats_json() const {
   j["repairs"] = s.repairs;
   j["certifications"] = s.certifications;
   j["offers"] = s.offers;
+  j["lns_rounds"] = s.lns_rounds;
+  j["lns_improvements"] = s.lns_improvements;
   if (s.expand_mismatches > 0) j["expand_mismatches"] = s.expand_mismatches;
   j["presolve"] = nlohmann::ordered_json::parse(s.pre.stats().json());
   return j.dump();

@@ -48,6 +48,29 @@ int64_t CoreState::local_cost(int32_t x, int32_t s) const {
   return total;
 }
 
+int64_t CoreState::local_costs(int32_t x, std::vector<int64_t>* out) const {
+  const CoreModel& c = *core_;
+  const int32_t k = c.num_strategies(x);
+  out->assign(c.unary.begin() + c.strategy_begin[x], c.unary.begin() + c.strategy_begin[x + 1]);
+  int64_t* o = out->data();
+  for (int32_t i = c.adj_begin[x]; i < c.adj_begin[x + 1]; ++i) {
+    const int32_t e = c.adj_edge[i];
+    const int64_t* m = c.edge_costs(e);
+    if (c.edge_u[e] == x) {
+      const int32_t cols = c.num_strategies(c.edge_v[e]);
+      const int64_t* col = m + plan_[c.edge_v[e]];
+      for (int32_t s = 0; s < k; ++s) {
+        o[s] = std::min<int64_t>(o[s] + col[static_cast<int64_t>(s) * cols], kForbidden);
+      }
+    } else {
+      const int64_t* row = m + static_cast<int64_t>(plan_[c.edge_u[e]]) * k;
+      // Both terms are at most kForbidden (1e18), so the sum cannot overflow.
+      for (int32_t s = 0; s < k; ++s) o[s] = std::min<int64_t>(o[s] + row[s], kForbidden);
+    }
+  }
+  return static_cast<int64_t>(k) * (c.adj_begin[x + 1] - c.adj_begin[x] + 1);
+}
+
 int64_t CoreState::move_cost(int32_t x, int32_t s, int64_t* forbidden_change) const {
   const CoreModel& c = *core_;
   const int32_t old = plan_[x];

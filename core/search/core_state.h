@@ -32,6 +32,9 @@ class CoreState {
   // Cost of x at s given its neighbours' current strategies (unary + edges);
   // forbidden entries count as kForbidden each, saturating.
   int64_t local_cost(int32_t x, int32_t s) const;
+  // local_cost for every strategy of x at once (cache-friendly): out[s].
+  // Returns the entry visits spent.
+  int64_t local_costs(int32_t x, std::vector<int64_t>* out) const;
   // True when, after moving x to s, every core time where x's usage grows
   // stays at or below `limit` excess (0: within capacity).
   bool move_fits(int32_t x, int32_t s, int64_t limit = 0) const;

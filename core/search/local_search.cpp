@@ -35,31 +35,35 @@ int64_t LocalSearch::descend(CoreState* state, int64_t* work) {
   for (int32_t i = n; i > 1; --i) {
     std::swap(order_[i - 1], order_[rng_.below(static_cast<uint32_t>(i))]);
   }
-  int32_t quiet = 0;
-  for (int32_t pos = 0; quiet<n&& * work> 0; pos = (pos + 1) % n) {
-    const int32_t x = order_[pos];
+  // Work list: every node once, then the neighbours of nodes that moved.
+  std::vector<int32_t> queue(order_.begin(), order_.end());
+  queued_.assign(n, 1);
+  std::vector<int64_t> costs;
+  for (size_t head = 0; head < queue.size() && *work > 0; ++head) {
+    const int32_t x = queue[head];
+    queued_[x] = 0;
+    *work -= state->local_costs(x, &costs);
     const int32_t k = core_.num_strategies(x);
     const int32_t current = state->at(x);
     int32_t best = current;
     int64_t best_delta = 0;
-    const int64_t degree = core_.adj_begin[x + 1] - core_.adj_begin[x];
-    const int64_t segments = core_.term_begin[x + 1] - core_.term_begin[x];
-    *work -= k * (degree + 1) + segments;
     for (int32_t s = 0; s < k; ++s) {
-      if (s == current) continue;
-      int64_t forbidden = 0;
-      const int64_t delta = state->move_cost(x, s, &forbidden);
-      if (forbidden > 0 || (forbidden == 0 && delta >= best_delta)) continue;
-      if (forbidden == 0 && !state->move_fits(x, s)) continue;
+      if (costs[s] >= kForbidden) continue;
+      const int64_t delta = costs[s] - costs[current];
+      if (delta >= best_delta || !state->move_fits(x, s)) continue;
       best = s;
       best_delta = delta;
     }
-    if (best != current) {
-      state->set(x, best);
-      ++moves;
-      quiet = 0;
-    } else {
-      ++quiet;
+    if (best == current) continue;
+    *work -= core_.term_begin[x + 1] - core_.term_begin[x];
+    state->set(x, best);
+    ++moves;
+    for (int32_t i = core_.adj_begin[x]; i < core_.adj_begin[x + 1]; ++i) {
+      const int32_t y = core_.other(core_.adj_edge[i], x);
+      if (!queued_[y]) {
+        queued_[y] = 1;
+        queue.push_back(y);
+      }
     }
   }
   return moves;

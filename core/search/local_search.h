@@ -17,9 +17,10 @@ class LocalSearch {
  public:
   LocalSearch(const CoreModel& core, uint64_t seed);
 
-  // Best-improvement one-node moves, nodes in a seeded order, until a whole
-  // sweep finds nothing or *work (entry visits left) runs out. Returns the
-  // number of moves. Requires a plan within capacity and keeps it so.
+  // Best-improvement one-node moves: every node once in a seeded order, then
+  // the neighbours of nodes that moved, until none is left or *work (entry
+  // visits left) runs out. Returns the number of moves. Requires a plan
+  // within capacity and keeps it so.
   int64_t descend(CoreState* state, int64_t* work);
   // Moves one node at a time to lower the worst excess, choosing the
   // cheapest cost increase per byte freed at the worst time. Returns true
@@ -34,6 +35,7 @@ class LocalSearch {
   Rng rng_;
   std::vector<int32_t> order_;
   std::vector<int32_t> memory_nodes_;
+  std::vector<uint8_t> queued_;
 };
 
 }  // namespace shardlab

@@ -1,0 +1,434 @@
+// Exact region re-optimisation (see block_search.h).
+//
+// Why usage classes: memory depends on a node's strategy only through its
+// usage vector, and on the contest instances a memory node has few distinct
+// vectors (2-9 on V, where a node has up to 118 strategies). Branching on
+// classes instead of strategies keeps the tree small, and the tree DP with
+// some classes fixed is a valid lower bound (memory relaxed), so branch and
+// bound (Land and Doig 1960) closes each region exactly when it finishes.
+// Regions mix a forest with a small enumerated cutset: cutset conditioning
+// (Pearl 1988; Dechter 2003) lets a region contain a cycle.
+#include "core/search/block_search.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace shardlab {
+
+BlockSearch::BlockSearch(const CoreModel& core, uint64_t seed)
+    : core_(core),
+      rng_(seed),
+      forest_(core),
+      class_of_(core.unary.size(), 0),
+      num_classes_(core.num_nodes(), 1),
+      in_region_(core.num_nodes(), 0),
+      seen_(core.num_nodes(), 0),
+      allowed_(core.unary.size(), 1) {
+  std::vector<int32_t> order;
+  for (int32_t x = 0; x < core.num_nodes(); ++x) {
+    const int32_t a = core.term_begin[x];
+    const int32_t b = core.term_begin[x + 1];
+    if (a == b) continue;
+    memory_nodes_.push_back(x);
+    const int32_t k = core.num_strategies(x);
+    order.resize(k);
+    std::iota(order.begin(), order.end(), 0);
+    auto less = [&](int32_t s, int32_t t) {
+      for (int32_t i = a; i < b; ++i) {
+        if (core.term_use(i, s) != core.term_use(i, t))
+          return core.term_use(i, s) < core.term_use(i, t);
+      }
+      return s < t;
+    };
+    auto same = [&](int32_t s, int32_t t) {
+      for (int32_t i = a; i < b; ++i) {
+        if (core.term_use(i, s) != core.term_use(i, t)) return false;
+      }
+      return true;
+    };
+    std::sort(order.begin(), order.end(), less);
+    int32_t cls = 0;
+    for (int32_t j = 0; j < k; ++j) {
+      if (j > 0 && !same(order[j - 1], order[j])) ++cls;
+      class_of_[core.strategy_begin[x] + order[j]] = cls;
+    }
+    num_classes_[x] = cls + 1;
+  }
+}
+
+void BlockSearch::clear_region() {
+  forest_.clear();
+  for (int32_t x : cut_) in_region_[x] = 0;
+  cut_.clear();
+  key_.clear();
+  monotone_.clear();
+}
+
+bool BlockSearch::admit(int32_t x, const Params& params, int32_t key_limit, int64_t* product) {
+  if (forest_.contains(x) || in_region_[x]) return false;
+  const bool memory = core_.term_begin[x + 1] > core_.term_begin[x];
+  if (forest_.links(x) <= 1) {
+    if (!memory) return forest_.add(x);
+    if (static_cast<int32_t>(key_.size()) < key_limit) {
+      if (!forest_.add(x)) return false;
+      key_.push_back(x);
+      return true;
+    }
+    if (!params.monotone || !forest_.add(x)) return false;
+    monotone_.push_back(x);
+    return true;
+  }
+  if (static_cast<int32_t>(cut_.size()) < params.max_cutset &&
+      *product * core_.num_strategies(x) <= params.max_cutset_product) {
+    *product *= core_.num_strategies(x);
+    cut_.push_back(x);
+    in_region_[x] = 1;
+    return true;
+  }
+  return false;
+}
+
+void BlockSearch::grow(const CoreState& state, int32_t root, const Params& params) {
+  clear_region();
+  std::vector<int32_t> queue{root};
+  seen_[root] = 1;
+  int64_t product = 1;
+  const int32_t key_limit = std::max(0, params.max_key_nodes - params.partners);
+  for (size_t head = 0;
+       head < queue.size() && forest_.size() + static_cast<int32_t>(cut_.size()) < params.max_nodes;
+       ++head) {
+    const int32_t y = queue[head];
+    if (!admit(y, params, key_limit, &product)) continue;
+    const int32_t begin = core_.adj_begin[y];
+    const int32_t degree = core_.adj_begin[y + 1] - begin;
+    if (degree == 0) continue;
+    const int32_t offset = static_cast<int32_t>(rng_.below(static_cast<uint32_t>(degree)));
+    for (int32_t j = 0; j < degree; ++j) {
+      const int32_t z = core_.other(core_.adj_edge[begin + (j + offset) % degree], y);
+      if (seen_[z]) continue;
+      seen_[z] = 1;
+      queue.push_back(z);
+    }
+  }
+  for (int32_t y : queue) seen_[y] = 0;
+  add_partners(state, params);
+}
+
+void BlockSearch::add_partners(const CoreState& state, const Params& params) {
+  if (params.partners <= 0 || memory_nodes_.empty()) return;
+  // The region's tightest time: the largest excess under its key segments,
+  // located by bisection with range-max queries.
+  const MaxSegmentTree& tree = state.excess_tree();
+  int32_t lo = -1;
+  int32_t hi = -1;
+  int64_t worst = 0;
+  for (int32_t x : key_) {
+    for (int32_t i = core_.term_begin[x]; i < core_.term_begin[x + 1]; ++i) {
+      const int64_t e = tree.max(core_.term_lo[i], core_.term_hi[i]);
+      if (lo < 0 || e > worst) {
+        worst = e;
+        lo = core_.term_lo[i];
+        hi = core_.term_hi[i];
+      }
+    }
+  }
+  if (lo < 0) return;
+  while (hi - lo > 1) {
+    const int32_t mid = lo + (hi - lo) / 2;
+    if (tree.max(lo, mid) >= worst) {
+      hi = mid;
+    } else {
+      lo = mid;
+    }
+  }
+  const int32_t t = lo;
+  // Candidates: memory nodes live at t that could free memory there, most
+  // first (random order among equals).
+  std::vector<std::pair<int64_t, int32_t>> candidates;
+  const int32_t count = static_cast<int32_t>(memory_nodes_.size());
+  const int32_t offset = static_cast<int32_t>(rng_.below(static_cast<uint32_t>(count)));
+  for (int32_t j = 0; j < count; ++j) {
+    const int32_t x = memory_nodes_[(j + offset) % count];
+    if (forest_.contains(x) || in_region_[x]) continue;
+    const int32_t* tl = core_.term_lo.data();
+    const int32_t a = core_.term_begin[x];
+    const int32_t i =
+        static_cast<int32_t>(std::upper_bound(tl + a, tl + core_.term_begin[x + 1], t) - tl) - 1;
+    if (i < a || core_.term_hi[i] <= t) continue;
+    int64_t least = core_.term_use(i, state.at(x));
+    for (int32_t s = 0; s < core_.num_strategies(x); ++s) {
+      least = std::min(least, core_.term_use(i, s));
+    }
+    const int64_t freeable = core_.term_use(i, state.at(x)) - least;
+    if (freeable > 0) candidates.push_back({-freeable, j});
+  }
+  spent_ += count;
+  std::sort(candidates.begin(), candidates.end());
+  int32_t added = 0;
+  for (const auto& [neg, j] : candidates) {
+    if (added >= params.partners || static_cast<int32_t>(key_.size()) >= params.max_key_nodes ||
+        forest_.size() + static_cast<int32_t>(cut_.size()) >= params.max_nodes) {
+      return;
+    }
+    // Skip some of the best at random so repeated calls try other partners.
+    if (rng_.below(3) == 0) continue;
+    const int32_t x = memory_nodes_[(j + offset) % count];
+    if (forest_.add(x)) {
+      key_.push_back(x);
+      ++added;
+    }
+  }
+}
+
+int64_t BlockSearch::usage(int32_t local, int32_t interval, int32_t s) const {
+  const int32_t seg = segment_of_[static_cast<size_t>(local) * interval_lo_.size() + interval];
+  return seg < 0 ? 0 : core_.term_use(seg, s);
+}
+
+void BlockSearch::prepare_intervals(const CoreState& state) {
+  members_.clear();
+  members_.insert(members_.end(), cut_.begin(), cut_.end());
+  members_.insert(members_.end(), key_.begin(), key_.end());
+  members_.insert(members_.end(), monotone_.begin(), monotone_.end());
+  std::vector<int32_t> cuts;
+  for (int32_t x : members_) {
+    for (int32_t i = core_.term_begin[x]; i < core_.term_begin[x + 1]; ++i) {
+      cuts.push_back(core_.term_lo[i]);
+      cuts.push_back(core_.term_hi[i]);
+    }
+  }
+  std::sort(cuts.begin(), cuts.end());
+  cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+  interval_lo_.clear();
+  interval_hi_.clear();
+  for (size_t j = 0; j + 1 < cuts.size(); ++j) {
+    interval_lo_.push_back(cuts[j]);
+    interval_hi_.push_back(cuts[j + 1]);
+  }
+  const size_t count = interval_lo_.size();
+  segment_of_.assign(members_.size() * count, -1);
+  for (size_t m = 0; m < members_.size(); ++m) {
+    const int32_t x = members_[m];
+    size_t j = 0;
+    for (int32_t i = core_.term_begin[x]; i < core_.term_begin[x + 1]; ++i) {
+      while (j < count && interval_lo_[j] < core_.term_lo[i]) ++j;
+      for (; j < count && interval_hi_[j] <= core_.term_hi[i]; ++j) {
+        segment_of_[m * count + j] = i;
+      }
+    }
+  }
+  slack_.assign(count, 0);
+  for (size_t j = 0; j < count; ++j) {
+    int64_t current = 0;
+    for (size_t m = 0; m < members_.size(); ++m) {
+      current += usage(static_cast<int32_t>(m), static_cast<int32_t>(j), state.at(members_[m]));
+    }
+    slack_[j] = current - state.excess_tree().max(interval_lo_[j], interval_hi_[j]);
+  }
+  spent_ += static_cast<int64_t>(members_.size() * count) + static_cast<int64_t>(cuts.size());
+}
+
+int64_t BlockSearch::block_value(const std::vector<int32_t>& plan) const {
+  int64_t total = 0;
+  auto in_region = [&](int32_t x) { return forest_.contains(x) || in_region_[x] != 0; };
+  std::vector<int32_t> region(forest_.nodes());
+  region.insert(region.end(), cut_.begin(), cut_.end());
+  for (int32_t x : region) {
+    total += core_.node_cost(x, plan[x]);
+    for (int32_t i = core_.adj_begin[x]; i < core_.adj_begin[x + 1]; ++i) {
+      const int32_t e = core_.adj_edge[i];
+      const int32_t y = core_.other(e, x);
+      if (in_region(y) && y < x) continue;  // counted from y
+      const int64_t c = core_.edge_cost_from(e, x, plan[x], plan[y]);
+      if (c >= kForbidden) return kForbidden;
+      total += c;
+    }
+  }
+  return total;
+}
+
+bool BlockSearch::fits(const std::vector<int32_t>& plan) const {
+  for (size_t j = 0; j < interval_lo_.size(); ++j) {
+    int64_t used = 0;
+    for (size_t m = 0; m < members_.size(); ++m) {
+      used += usage(static_cast<int32_t>(m), static_cast<int32_t>(j), plan[members_[m]]);
+    }
+    if (used > slack_[j]) return false;
+  }
+  return true;
+}
+
+void BlockSearch::branch(int32_t depth) {
+  if (nodes_left_ <= 0) return;
+  --nodes_left_;
+  ++search_nodes_;
+  const int64_t value = forest_.solve<int64_t>(core_.unary, allowed_, kForbidden, &work_plan_);
+  spent_ += forest_.last_work();
+  if (value >= kForbidden) return;
+  if (value + fixed_value_ >= best_value_) return;
+  if (fits(work_plan_)) {
+    best_value_ = value + fixed_value_;
+    best_plan_ = work_plan_;
+    return;
+  }
+  // Branch on the unassigned key node using the most memory where the DP's
+  // choice overflows.
+  const size_t count = interval_lo_.size();
+  const size_t first_key = cut_.size();
+  int32_t pick = -1;
+  int64_t pick_load = -1;
+  for (size_t j = 0; j < count; ++j) {
+    int64_t used = 0;
+    for (size_t m = 0; m < members_.size(); ++m) {
+      used += usage(static_cast<int32_t>(m), static_cast<int32_t>(j), work_plan_[members_[m]]);
+    }
+    if (used <= slack_[j]) continue;
+    for (size_t k = 0; k < key_.size(); ++k) {
+      if (assigned_[k] >= 0) continue;
+      const int64_t load =
+          usage(static_cast<int32_t>(first_key + k), static_cast<int32_t>(j), work_plan_[key_[k]]);
+      if (load > pick_load) {
+        pick_load = load;
+        pick = static_cast<int32_t>(k);
+      }
+    }
+  }
+  if (pick < 0) return;  // only monotone or cutset nodes overflow: give up here
+  const int32_t x = key_[pick];
+  const int32_t base = core_.strategy_begin[x];
+  const int32_t k = core_.num_strategies(x);
+  const int32_t preferred = class_of_[base + work_plan_[x]];
+  for (int32_t step = 0; step < num_classes_[x]; ++step) {
+    const int32_t cls = step == 0 ? preferred : (step <= preferred ? step - 1 : step);
+    // Cheap feasibility: this class at its usage, every other region member
+    // at its lightest admissible usage.
+    bool ok = true;
+    int32_t representative = -1;
+    for (int32_t s = 0; s < k && representative < 0; ++s) {
+      if (class_of_[base + s] == cls) representative = s;
+    }
+    for (size_t j = 0; j < count && ok; ++j) {
+      const int32_t local = static_cast<int32_t>(first_key) + pick;
+      if (segment_of_[static_cast<size_t>(local) * count + j] < 0) continue;
+      int64_t used = usage(local, static_cast<int32_t>(j), representative);
+      for (size_t m = 0; m < members_.size(); ++m) {
+        if (static_cast<int32_t>(m) == local) continue;
+        const int32_t y = members_[m];
+        int64_t least = -1;
+        for (int32_t s = 0; s < core_.num_strategies(y); ++s) {
+          if (!allowed_[core_.strategy_begin[y] + s]) continue;
+          const int64_t u = usage(static_cast<int32_t>(m), static_cast<int32_t>(j), s);
+          if (least < 0 || u < least) least = u;
+        }
+        used += std::max<int64_t>(least, 0);
+      }
+      spent_ += static_cast<int64_t>(members_.size()) * 4;
+      ok = used <= slack_[j];
+    }
+    if (!ok) continue;
+    for (int32_t s = 0; s < k; ++s) allowed_[base + s] = class_of_[base + s] == cls;
+    assigned_[pick] = cls;
+    branch(depth + 1);
+    assigned_[pick] = -1;
+    for (int32_t s = 0; s < k; ++s) allowed_[base + s] = 1;
+    if (nodes_left_ <= 0) return;
+  }
+}
+
+bool BlockSearch::improve(CoreState* state, int32_t root, const Params& params, int64_t* work) {
+  spent_ = 0;
+  grow(*state, root, params);
+  return solve_region(state, params, work);
+}
+
+bool BlockSearch::improve_region(CoreState* state, const std::vector<int32_t>& nodes,
+                                 const Params& params, int64_t* work) {
+  spent_ = 0;
+  clear_region();
+  int64_t product = 1;
+  for (int32_t x : nodes) admit(x, params, params.max_key_nodes, &product);
+  return solve_region(state, params, work);
+}
+
+bool BlockSearch::solve_region(CoreState* state, const Params& params, int64_t* work) {
+  ++attempts_;
+  state_ = state;
+  params_ = &params;
+  prepare_intervals(*state);
+  const std::vector<int32_t>& plan = state->plan();
+  work_plan_ = plan;
+  const int64_t current = block_value(plan);
+  best_value_ = current;
+  best_plan_.clear();
+  nodes_left_ = params.max_search_nodes;
+  assigned_.assign(key_.size(), -1);
+  // Monotone nodes: only strategies never heavier than the current one.
+  for (int32_t x : monotone_) {
+    const int32_t base = core_.strategy_begin[x];
+    for (int32_t s = 0; s < core_.num_strategies(x); ++s) {
+      bool lighter = true;
+      for (int32_t i = core_.term_begin[x]; i < core_.term_begin[x + 1] && lighter; ++i) {
+        lighter = core_.term_use(i, s) <= core_.term_use(i, plan[x]);
+      }
+      allowed_[base + s] = lighter;
+    }
+  }
+  // Enumerate the cutset (current assignment first), branch and bound inside.
+  const int32_t cuts = static_cast<int32_t>(cut_.size());
+  std::vector<int32_t> digit(cuts, 0);
+  for (bool more = true; more && nodes_left_ > 0;) {
+    for (int32_t c = 0; c < cuts; ++c) {
+      const int32_t k = core_.num_strategies(cut_[c]);
+      work_plan_[cut_[c]] = (plan[cut_[c]] + digit[c]) % k;
+    }
+    // The cutset's own terms: unary, edges to fixed nodes, cut-cut edges once.
+    fixed_value_ = 0;
+    bool forbidden = false;
+    for (int32_t c = 0; c < cuts; ++c) {
+      const int32_t x = cut_[c];
+      fixed_value_ += core_.node_cost(x, work_plan_[x]);
+      for (int32_t i = core_.adj_begin[x]; i < core_.adj_begin[x + 1]; ++i) {
+        const int32_t e = core_.adj_edge[i];
+        const int32_t y = core_.other(e, x);
+        if (forest_.contains(y) || (in_region_[y] && y < x)) continue;
+        const int64_t v = core_.edge_cost_from(e, x, work_plan_[x], work_plan_[y]);
+        if (v >= kForbidden) forbidden = true;
+        fixed_value_ += v;
+      }
+    }
+    if (!forbidden) branch(0);
+    more = false;
+    for (int32_t c = 0; c < cuts && !more; ++c) {
+      if (++digit[c] < core_.num_strategies(cut_[c])) {
+        more = true;
+      } else {
+        digit[c] = 0;
+      }
+    }
+  }
+  for (int32_t x : monotone_) {
+    const int32_t base = core_.strategy_begin[x];
+    for (int32_t s = 0; s < core_.num_strategies(x); ++s) allowed_[base + s] = 1;
+  }
+  *work -= spent_;
+  if (best_plan_.empty() || best_value_ >= current) return false;
+  // Apply, and keep the change only if the incremental state agrees.
+  const int64_t before = state->cost();
+  std::vector<std::pair<int32_t, int32_t>> undo;
+  std::vector<int32_t> region(forest_.nodes());
+  region.insert(region.end(), cut_.begin(), cut_.end());
+  for (int32_t x : region) {
+    if (best_plan_[x] != state->at(x)) {
+      undo.push_back({x, state->at(x)});
+      state->set(x, best_plan_[x]);
+    }
+  }
+  if (state->feasible() && state->cost() < before) {
+    ++successes_;
+    return true;
+  }
+  for (auto it = undo.rbegin(); it != undo.rend(); ++it) state->set(it->first, it->second);
+  return false;
+}
+
+}  // namespace shardlab
