@@ -20,6 +20,7 @@
 #include "core/rng.h"
 #include "core/search/block_search.h"
 #include "core/search/core_state.h"
+#include "core/search/exhaustive.h"
 #include "core/search/lagrangian.h"
 #include "core/search/local_search.h"
 #include "core/search/message_passing.h"
@@ -38,6 +39,9 @@ uint64_t engine_seed(const Options& options, int32_t index) {
 
 // One work unit of step() is about this many matrix-entry visits.
 constexpr int64_t kVisitsPerUnit = 1000;
+
+// Search-node budget of the exact branch and bound run on small cores.
+constexpr int64_t kExhaustiveBudget = 200000;
 
 // The plan with the least total usage (usage times duration), ties to the
 // cheaper strategy: a memory-friendly start for repair.
@@ -88,8 +92,22 @@ struct Engine::Impl {
     blocks = std::make_unique<BlockSearch>(core, rng.next());
     int64_t work = 50 * mp_entries;
     consider(light_plan(core), &work);
+    // Small cores are solved outright: optimal, with a matching bound.
+    if (core.num_nodes() <= options.exact_max_nodes) {
+      const ExhaustiveResult exact = solve_exhaustively(
+          core, kExhaustiveBudget, have_core_best ? core_best.plan() : std::vector<int32_t>());
+      if (exact.found) capture(CoreState(core, exact.plan));
+      if (exact.complete) {
+        phase = "exact";
+        if (exact.found) {
+          bound = std::max(bound, exact.cost + core.constant);
+        } else {
+          impossible = true;
+        }
+      }
+    }
     publish();
-    phase = "lagrangian";
+    if (phase == "presolve") phase = "lagrangian";
   }
 
   // Repairs and improves a core plan; makes it the incumbent if better.

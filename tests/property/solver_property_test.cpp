@@ -1,0 +1,248 @@
+// Property tests on seeded random instances of up to 10 nodes, against brute
+// force: presolve is exact (round trip and same optimum), certified bounds
+// never exceed the optimum, block search never breaks feasibility, and the
+// Engine finds the optimum with a matching bound.
+#include <doctest/doctest.h>
+
+#include "core/bound.h"
+#include "core/evaluate.h"
+#include "core/presolve.h"
+#include "core/search/block_search.h"
+#include "core/search/exhaustive.h"
+#include "core/search/lagrangian.h"
+#include "core/search/message_passing.h"
+#include "core/solver.h"
+#include "random_instances.h"
+
+namespace shardlab {
+namespace {
+
+constexpr uint64_t kInstances = 150;
+
+// Enumerates core plans (all of them when few, else a seeded sample).
+template <typename Visit>
+void for_core_plans(const CoreModel& core, uint64_t seed, Visit visit) {
+  const int32_t n = core.num_nodes();
+  int64_t total = 1;
+  for (int32_t x = 0; x < n && total <= 4096; ++x) total *= core.num_strategies(x);
+  std::vector<int32_t> plan(n, 0);
+  if (total <= 4096) {
+    while (true) {
+      visit(plan);
+      int32_t x = 0;
+      while (x < n && ++plan[x] == core.num_strategies(x)) plan[x++] = 0;
+      if (x == n) return;
+    }
+  }
+  Rng rng(seed);
+  for (int i = 0; i < 500; ++i) {
+    for (int32_t x = 0; x < n; ++x) {
+      plan[x] = static_cast<int32_t>(rng.below(static_cast<uint32_t>(core.num_strategies(x))));
+    }
+    visit(plan);
+  }
+}
+
+TEST_CASE("presolve round-trips exactly and keeps the optimum") {
+  for (uint64_t seed = 1; seed <= kInstances; ++seed) {
+    CAPTURE(seed);
+    const Problem p = test::random_instance(seed);
+    const int64_t optimum = test::brute_force_optimum(p);
+    Result<Presolved> result = presolve(p);
+    REQUIRE(result.is_ok());
+    const Presolved& pre = result.value();
+    if (pre.infeasible()) {
+      CHECK(optimum == -1);
+      continue;
+    }
+    const CoreModel& core = pre.core();
+    int64_t core_optimum = -1;
+    for_core_plans(core, seed, [&](const std::vector<int32_t>& plan) {
+      const CoreEvaluation ce = evaluate_core(core, plan);
+      if (ce.forbidden > 0) return;
+      const std::vector<int32_t> original = pre.expand(plan);
+      const Evaluation e = evaluate(p, original);
+      REQUIRE(e.forbidden_count == 0);
+      REQUIRE(e.cost == static_cast<Int128>(ce.cost + core.constant));
+      REQUIRE(e.feasible() == ce.feasible());
+      // restrict_plan recovers a plan with the same expansion.
+      REQUIRE(pre.expand(pre.restrict_plan(original)) == original);
+      if (ce.feasible() && (core_optimum < 0 || ce.cost + core.constant < core_optimum)) {
+        core_optimum = ce.cost + core.constant;
+      }
+    });
+    // Exhaustive search on the core finds the brute-force optimum.
+    const ExhaustiveResult exact = solve_exhaustively(core, 10'000'000);
+    REQUIRE(exact.complete);
+    if (optimum < 0) {
+      CHECK_FALSE(exact.found);
+    } else {
+      REQUIRE(exact.found);
+      CHECK(exact.cost + core.constant == optimum);
+      CHECK(evaluate(p, pre.expand(exact.plan)).cost == optimum);
+    }
+    // A full enumeration of the core must also see the optimum.
+    int64_t total = 1;
+    for (int32_t x = 0; x < core.num_nodes() && total <= 4096; ++x) {
+      total *= core.num_strategies(x);
+    }
+    if (total <= 4096) CHECK(core_optimum == optimum);
+  }
+}
+
+TEST_CASE("certified Lagrangian bounds never exceed the optimum") {
+  for (uint64_t seed = 1; seed <= kInstances; ++seed) {
+    CAPTURE(seed);
+    const Problem p = test::random_instance(seed);
+    const int64_t optimum = test::brute_force_optimum(p);
+    if (optimum < 0) continue;
+    Result<Presolved> result = presolve(p);
+    const CoreModel& core = result.value().core();
+    CHECK(separable_bound(core) + core.constant <= optimum);
+    MessagePassing mp(core);
+    Lagrangian lagrangian(core);
+    Rng rng(seed * 77);
+    std::vector<int64_t> begins;
+    for (int32_t e = 0; e < core.num_edges(); ++e) {
+      begins.push_back(mp.message_begin(e, 0));
+      begins.push_back(mp.message_begin(e, 1));
+    }
+    begins.push_back(static_cast<int64_t>(mp.messages().size()));
+    std::vector<double> unary;
+    for (int round = 0; round < 8; ++round) {
+      // Arbitrary (also silly) multipliers must stay valid.
+      std::vector<double> lambda(core.num_times());
+      for (double& l : lambda) l = rng.below(4) == 0 ? 0.0 : rng.unit() * 20.0;
+      lagrangian.set_lambda(lambda);
+      lagrangian.penalised_unary(&unary);
+      mp.set_unary(unary);
+      mp.run(1 + round);
+      const int64_t bound = certify_bound(core, lambda, mp.messages(), begins);
+      REQUIRE(bound != kNoBound);
+      CHECK(bound + core.constant <= optimum);
+      // Zero messages: the plain Lagrangian relaxation bound.
+      const int64_t plain = certify_bound(core, lambda, {}, {});
+      CHECK(plain + core.constant <= optimum);
+    }
+  }
+}
+
+TEST_CASE("block search keeps plans feasible and never makes them worse") {
+  for (uint64_t seed = 1; seed <= kInstances; ++seed) {
+    CAPTURE(seed);
+    const Problem p = test::random_instance(seed);
+    std::vector<int32_t> optimal;
+    const int64_t optimum = test::brute_force_optimum(p, &optimal);
+    if (optimum < 0) continue;
+    Result<Presolved> result = presolve(p);
+    const Presolved& pre = result.value();
+    const CoreModel& core = pre.core();
+    if (core.num_nodes() == 0) continue;
+    // Start from the worst feasible core plan we can see cheaply.
+    std::vector<int32_t> start;
+    int64_t worst = -1;
+    for_core_plans(core, seed, [&](const std::vector<int32_t>& plan) {
+      const CoreEvaluation ce = evaluate_core(core, plan);
+      if (ce.feasible() && ce.cost > worst) {
+        worst = ce.cost;
+        start = plan;
+      }
+    });
+    if (start.empty()) continue;
+    CoreState state(core, start);
+    BlockSearch blocks(core, seed);
+    BlockSearch::Params params;
+    params.max_nodes = 12;
+    int64_t work = 1 << 30;
+    for (int i = 0; i < 40; ++i) {
+      const int64_t before = state.cost();
+      blocks.improve(&state, static_cast<int32_t>(i % core.num_nodes()), params, &work);
+      REQUIRE(state.feasible());
+      REQUIRE(state.cost() <= before);
+      REQUIRE(evaluate_core(core, state.plan()).cost == state.cost());
+    }
+    CHECK(state.cost() + core.constant >= optimum);
+  }
+}
+
+TEST_CASE("the engine finds the brute-force optimum and its bound never exceeds it") {
+  Options options;
+  for (uint64_t seed = 1; seed <= kInstances; ++seed) {
+    CAPTURE(seed);
+    const Problem p = test::random_instance(seed);
+    const int64_t optimum = test::brute_force_optimum(p);
+    Engine engine(p, options, static_cast<int32_t>(seed % 3));
+    for (int step = 0; step < 50 && !engine.finished(); ++step) engine.step(10);
+    CHECK(engine.lower_bound() <= (optimum < 0 ? engine.lower_bound() : optimum));
+    if (optimum < 0) {
+      CHECK_FALSE(engine.best().found());
+      CHECK(engine.finished());
+      continue;
+    }
+    REQUIRE(engine.best().found());
+    CHECK(engine.best().cost == optimum);
+    CHECK(engine.lower_bound() == optimum);
+    CHECK(engine.finished());
+    const Evaluation e = evaluate(p, engine.best().solution);
+    CHECK(e.feasible());
+    CHECK(e.cost == optimum);
+  }
+}
+
+TEST_CASE("without the exact start, the anytime search stays valid and usually optimal") {
+  Options options;
+  options.exact_max_nodes = 0;
+  int found_optimum = 0;
+  int feasible_instances = 0;
+  for (uint64_t seed = 1; seed <= kInstances; ++seed) {
+    CAPTURE(seed);
+    const Problem p = test::random_instance(seed);
+    const int64_t optimum = test::brute_force_optimum(p);
+    Engine engine(p, options, 0);
+    for (int step = 0; step < 30 && !engine.finished(); ++step) engine.step(10);
+    if (optimum < 0) {
+      CHECK_FALSE(engine.best().found());
+      continue;
+    }
+    ++feasible_instances;
+    CHECK(engine.lower_bound() <= optimum);
+    if (engine.best().found()) {
+      const Evaluation e = evaluate(p, engine.best().solution);
+      CHECK(e.feasible());
+      CHECK(e.cost == engine.best().cost);
+      CHECK(engine.best().cost >= optimum);
+      found_optimum += engine.best().cost == optimum;
+    }
+  }
+  MESSAGE("anytime search alone found the optimum on " << found_optimum << " of "
+                                                       << feasible_instances);
+  CHECK(found_optimum * 10 >= feasible_instances * 8);
+}
+
+TEST_CASE("engines on larger random instances: bounds stay below the brute-force optimum") {
+  // Up to 10 nodes but more strategies: cores too big for the start-up
+  // exhaustive search in some cases, so Lagrangian rounds and block search
+  // must do the work.
+  test::RandomInstanceOptions shape;
+  shape.max_nodes = 10;
+  shape.max_strategies = 6;
+  shape.max_plans = 200000;
+  Options options;
+  for (uint64_t seed = 1000; seed < 1040; ++seed) {
+    CAPTURE(seed);
+    const Problem p = test::random_instance(seed, shape);
+    const int64_t optimum = test::brute_force_optimum(p);
+    Engine engine(p, options, 0);
+    for (int step = 0; step < 40 && !engine.finished(); ++step) engine.step(20);
+    if (optimum < 0) {
+      CHECK_FALSE(engine.best().found());
+      continue;
+    }
+    CHECK(engine.lower_bound() <= optimum);
+    REQUIRE(engine.best().found());
+    CHECK(engine.best().cost == optimum);
+  }
+}
+
+}  // namespace
+}  // namespace shardlab
