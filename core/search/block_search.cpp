@@ -56,6 +56,12 @@ BlockSearch::BlockSearch(const CoreModel& core, uint64_t seed)
   }
 }
 
+std::vector<int32_t> BlockSearch::region() const {
+  std::vector<int32_t> nodes(forest_.nodes());
+  nodes.insert(nodes.end(), cut_.begin(), cut_.end());
+  return nodes;
+}
+
 void BlockSearch::clear_region() {
   forest_.clear();
   for (int32_t x : cut_) in_region_[x] = 0;
@@ -89,15 +95,26 @@ bool BlockSearch::admit(int32_t x, const Params& params, int32_t key_limit, int6
 }
 
 void BlockSearch::grow(const CoreState& state, int32_t root, const Params& params) {
+  (void)state;
   clear_region();
-  std::vector<int32_t> queue{root};
+  // The graph part leaves room for the memory partners added later. Half
+  // of the regions grow breadth-first (compact), half from a random point
+  // of the frontier (elongated, reaching past high-degree nodes).
+  const int32_t graph_nodes = std::max(1, params.max_nodes - params.partners);
+  const bool breadth_first = rng_.below(2) == 0;
+  std::vector<int32_t> frontier{root};
+  std::vector<int32_t> touched{root};
   seen_[root] = 1;
   int64_t product = 1;
   const int32_t key_limit = std::max(0, params.max_key_nodes - params.partners);
-  for (size_t head = 0;
-       head < queue.size() && forest_.size() + static_cast<int32_t>(cut_.size()) < params.max_nodes;
-       ++head) {
-    const int32_t y = queue[head];
+  size_t head = 0;
+  while (head < frontier.size() &&
+         forest_.size() + static_cast<int32_t>(cut_.size()) < graph_nodes) {
+    if (!breadth_first) {
+      const size_t pick = head + rng_.below(static_cast<uint32_t>(frontier.size() - head));
+      std::swap(frontier[head], frontier[pick]);
+    }
+    const int32_t y = frontier[head++];
     if (!admit(y, params, key_limit, &product)) continue;
     const int32_t begin = core_.adj_begin[y];
     const int32_t degree = core_.adj_begin[y + 1] - begin;
@@ -107,17 +124,16 @@ void BlockSearch::grow(const CoreState& state, int32_t root, const Params& param
       const int32_t z = core_.other(core_.adj_edge[begin + (j + offset) % degree], y);
       if (seen_[z]) continue;
       seen_[z] = 1;
-      queue.push_back(z);
+      touched.push_back(z);
+      frontier.push_back(z);
     }
   }
-  for (int32_t y : queue) seen_[y] = 0;
-  add_partners(state, params);
+  for (int32_t y : touched) seen_[y] = 0;
 }
 
-void BlockSearch::add_partners(const CoreState& state, const Params& params) {
-  if (params.partners <= 0 || memory_nodes_.empty()) return;
-  // The region's tightest time: the largest excess under its key segments,
-  // located by bisection with range-max queries.
+int32_t BlockSearch::tightest_time(const CoreState& state) const {
+  // The largest excess under the key nodes' segments, located by bisection
+  // with range-max queries.
   const MaxSegmentTree& tree = state.excess_tree();
   int32_t lo = -1;
   int32_t hi = -1;
@@ -132,7 +148,7 @@ void BlockSearch::add_partners(const CoreState& state, const Params& params) {
       }
     }
   }
-  if (lo < 0) return;
+  if (lo < 0) return -1;
   while (hi - lo > 1) {
     const int32_t mid = lo + (hi - lo) / 2;
     if (tree.max(lo, mid) >= worst) {
@@ -141,7 +157,31 @@ void BlockSearch::add_partners(const CoreState& state, const Params& params) {
       lo = mid;
     }
   }
-  const int32_t t = lo;
+  return lo;
+}
+
+int32_t BlockSearch::overflow_time() {
+  // Solve the region with memory relaxed; where does its choice overflow?
+  const int64_t value = forest_.solve<int64_t>(core_.unary, allowed_, kForbidden, &work_plan_);
+  spent_ += forest_.last_work();
+  if (value >= kForbidden) return -1;
+  int32_t worst = -1;
+  int64_t worst_over = 0;
+  for (size_t j = 0; j < interval_lo_.size(); ++j) {
+    int64_t used = 0;
+    for (size_t m = 0; m < members_.size(); ++m) {
+      used += usage(static_cast<int32_t>(m), static_cast<int32_t>(j), work_plan_[members_[m]]);
+    }
+    if (used - slack_[j] > worst_over) {
+      worst_over = used - slack_[j];
+      worst = static_cast<int32_t>(j);
+    }
+  }
+  return worst < 0 ? -1 : interval_lo_[worst];
+}
+
+void BlockSearch::add_partners(const CoreState& state, const Params& params, int32_t t) {
+  if (params.partners <= 0 || memory_nodes_.empty() || t < 0) return;
   // Candidates: memory nodes live at t that could free memory there, most
   // first (random order among equals).
   std::vector<std::pair<int64_t, int32_t>> candidates;
@@ -176,6 +216,21 @@ void BlockSearch::add_partners(const CoreState& state, const Params& params) {
     if (forest_.add(x)) {
       key_.push_back(x);
       ++added;
+    }
+  }
+}
+
+void BlockSearch::set_monotone(const std::vector<int32_t>& plan, bool restrict) {
+  // Monotone nodes: only strategies never heavier than the current one.
+  for (int32_t x : monotone_) {
+    const int32_t base = core_.strategy_begin[x];
+    for (int32_t s = 0; s < core_.num_strategies(x); ++s) {
+      bool lighter = true;
+      for (int32_t i = core_.term_begin[x]; i < core_.term_begin[x + 1] && lighter&& restrict;
+           ++i) {
+        lighter = core_.term_use(i, s) <= core_.term_use(i, plan[x]);
+      }
+      allowed_[base + s] = lighter;
     }
   }
 }
@@ -354,25 +409,27 @@ bool BlockSearch::solve_region(CoreState* state, const Params& params, int64_t* 
   ++attempts_;
   state_ = state;
   params_ = &params;
-  prepare_intervals(*state);
   const std::vector<int32_t>& plan = state->plan();
   work_plan_ = plan;
+  if (params.partners > 0) {
+    // Memory partners go where the region's memory-relaxed optimum
+    // overflows (or, if it fits, where the region is tightest): freeing
+    // memory there is what the region needs to improve.
+    prepare_intervals(*state);
+    set_monotone(plan, true);
+    int32_t t = overflow_time();
+    if (t < 0) t = tightest_time(*state);
+    set_monotone(plan, false);
+    work_plan_ = plan;
+    add_partners(*state, params, t);
+  }
+  prepare_intervals(*state);
   const int64_t current = block_value(plan);
   best_value_ = current;
   best_plan_.clear();
   nodes_left_ = params.max_search_nodes;
   assigned_.assign(key_.size(), -1);
-  // Monotone nodes: only strategies never heavier than the current one.
-  for (int32_t x : monotone_) {
-    const int32_t base = core_.strategy_begin[x];
-    for (int32_t s = 0; s < core_.num_strategies(x); ++s) {
-      bool lighter = true;
-      for (int32_t i = core_.term_begin[x]; i < core_.term_begin[x + 1] && lighter; ++i) {
-        lighter = core_.term_use(i, s) <= core_.term_use(i, plan[x]);
-      }
-      allowed_[base + s] = lighter;
-    }
-  }
+  set_monotone(plan, true);
   // Enumerate the cutset (current assignment first), branch and bound inside.
   const int32_t cuts = static_cast<int32_t>(cut_.size());
   std::vector<int32_t> digit(cuts, 0);
@@ -406,10 +463,7 @@ bool BlockSearch::solve_region(CoreState* state, const Params& params, int64_t* 
       }
     }
   }
-  for (int32_t x : monotone_) {
-    const int32_t base = core_.strategy_begin[x];
-    for (int32_t s = 0; s < core_.num_strategies(x); ++s) allowed_[base + s] = 1;
-  }
+  set_monotone(plan, false);
   *work -= spent_;
   if (best_plan_.empty() || best_value_ >= current) return false;
   // Apply, and keep the change only if the incremental state agrees.

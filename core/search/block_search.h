@@ -46,6 +46,11 @@ class BlockSearch {
   bool improve_region(CoreState* state, const std::vector<int32_t>& nodes, const Params& params,
                       int64_t* work);
 
+  // The last region: forest nodes, then cutset nodes; and which are keys.
+  std::vector<int32_t> region() const;
+  const std::vector<int32_t>& key_nodes() const { return key_; }
+  const std::vector<int32_t>& cutset() const { return cut_; }
+
   int64_t attempts() const { return attempts_; }
   int64_t successes() const { return successes_; }
   int64_t search_nodes() const { return search_nodes_; }
@@ -56,7 +61,10 @@ class BlockSearch {
   // Adds x to the forest (as key, monotone or free node) or the cutset.
   bool admit(int32_t x, const Params& params, int32_t key_limit, int64_t* product);
   bool solve_region(CoreState* state, const Params& params, int64_t* work);
-  void add_partners(const CoreState& state, const Params& params);
+  void add_partners(const CoreState& state, const Params& params, int32_t t);
+  int32_t tightest_time(const CoreState& state) const;
+  int32_t overflow_time();
+  void set_monotone(const std::vector<int32_t>& plan, bool restrict);
   void prepare_intervals(const CoreState& state);
   int64_t block_value(const std::vector<int32_t>& plan) const;
   bool fits(const std::vector<int32_t>& plan) const;
