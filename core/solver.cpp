@@ -88,6 +88,8 @@ struct Engine::Impl {
     }
     mp = std::make_unique<MessagePassing>(core);
     lagrangian = std::make_unique<Lagrangian>(core);
+    // Portfolio diversity: odd engines take shorter subgradient steps.
+    if (index % 2 == 1) lagrangian->set_step_factor(0.3);
     search = std::make_unique<LocalSearch>(core, rng.next());
     blocks = std::make_unique<BlockSearch>(core, rng.next());
     int64_t work = 50 * mp_entries;
@@ -180,10 +182,18 @@ struct Engine::Impl {
     const double dual = mp->dual() - lagrangian->capacity_term();
     *work -= mp_entries;
     ++rounds;
+    // The dual stalls when the multipliers have converged (as far as
+    // subgradient steps take them): then block search gets more work.
+    if (dual > best_dual + 1e-6 * std::max(1.0, std::abs(best_dual))) {
+      best_dual = dual;
+      lag_stall = 0;
+    } else {
+      ++lag_stall;
+    }
     // Certify when the double dual promises a better bound (or optimality).
     const double promised = dual + static_cast<double>(core.constant);
     if (promised > static_cast<double>(bound) + 0.5 &&
-        (rounds - last_certified >= 4 ||
+        (rounds - last_certified >= 10 ||
          (known_cost() != INT64_MAX && promised >= static_cast<double>(known_cost()) - 1.0))) {
       last_certified = rounds;
       ++certifications;
@@ -277,7 +287,8 @@ struct Engine::Impl {
   int64_t lns_improvements = 0;
   double lns_spent = 0;
   double lag_spent = 0;
-  int64_t lag_stall = 0;  // Lagrangian rounds since one improved the incumbent
+  int64_t lag_stall = 0;  // Lagrangian rounds since the dual last improved
+  double best_dual = -1e300;
 
   double lns_share() const {
     double base = options.lns_share;
@@ -311,7 +322,6 @@ bool Engine::step(int64_t work) {
       got = s.lns_round(&visits);
     } else {
       got = s.lagrangian_round(&visits);
-      s.lag_stall = got ? 0 : s.lag_stall + 1;
     }
     improved = improved || got;
     (lns_turn ? s.lns_spent : s.lag_spent) += static_cast<double>(before_visits - visits);

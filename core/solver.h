@@ -2,12 +2,27 @@
 // over a Problem; a portfolio runs several and shares their incumbents.
 //
 // Lifecycle:
-//   Engine engine(problem, options, index);   // index picks the seed stream
+//   Engine engine(problem, options, index);   // presolves; index picks the seed
 //   while (!engine.finished() && time remains) {
-//     engine.step(work);                      // about `work` move evaluations
+//     engine.step(work);                      // about work * 1000 entry visits
 //     engine.best(); engine.lower_bound();    // read the anytime state
 //     engine.offer(solution_from_elsewhere);  // optional: import incumbents
 //   }
+//
+// Inside (one technique per file under core/search/): the constructor runs
+// the exact presolve (core/presolve.h) and, for cores of at most
+// options.exact_max_nodes nodes, an exact branch and bound. step() then
+// splits its work between Lagrangian rounds (message passing on the
+// memory-penalised core, a dual bound certified in exact arithmetic by
+// core/bound.h, a decoded plan repaired and improved under the hard limit)
+// and exact block search around the incumbent (regions solved by tree DP
+// and branch and bound over usage classes). Odd engine indices spend more on
+// block search, so a two-engine portfolio has one of each kind.
+//
+// Work: one unit is about 1000 matrix-entry visits (about 1 microsecond
+// natively). A step may overrun its budget by one Lagrangian round on big
+// cores (a few tens of milliseconds natively); it never stops mid-move, and
+// nothing inside depends on wall-clock time.
 //
 // Contract:
 // - best() is always a plan that evaluate() accepts as feasible (no forbidden
@@ -44,8 +59,8 @@ class Engine {
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
 
-  // Runs about `work` units of search. Returns true when the incumbent or
-  // the lower bound improved.
+  // Runs about `work` units of search (see the top of this file). Returns
+  // true when the incumbent or the lower bound improved.
   bool step(int64_t work);
   // True when nothing is left to do (optimality proven, or the search is
   // exhausted, or the instance has no feasible plan).
@@ -54,7 +69,11 @@ class Engine {
   int64_t lower_bound() const;
   // Offers a plan found elsewhere; returns true when it became the incumbent.
   bool offer(const std::vector<int32_t>& solution);
-  // Counters for display, as JSON: {"rounds": .., "moves": .., ...}.
+  // Counters for display, as JSON: {"phase": "presolve" | "exact" |
+  // "lagrangian" | "optimal" | "infeasible", "rounds": Lagrangian rounds,
+  // "moves": one-node moves, "sweeps": message-passing sweeps, "repairs",
+  // "certifications", "offers", "lns_rounds", "lns_improvements",
+  // "presolve": {original and core sizes, what each reduction removed}}.
   std::string stats_json() const;
 
  private:
