@@ -207,6 +207,7 @@ struct Engine::Impl {
     }
     std::vector<int32_t> plan;
     mp->decode(&plan);
+    last_decoded = plan;
     *work -= mp_entries / 2;
     if (consider(plan, work)) improved = true;
     const int64_t known = known_cost();
@@ -234,17 +235,35 @@ struct Engine::Impl {
     const CoreModel& core = pre.core();
     if (!have_core_best || core.num_nodes() == 0) return false;
     ++lns_rounds;
+    // Region size and search effort escalate with the streak of regions
+    // that found nothing: a local optimum for small regions calls for
+    // larger ones (more nodes, more memory partners, a bigger cutset).
+    const int32_t level = static_cast<int32_t>(std::min<int64_t>(3, lns_failures / 150));
     BlockSearch::Params params;
-    params.max_nodes = 12 + static_cast<int32_t>(rng.below(24));
-    params.max_key_nodes = 4 + static_cast<int32_t>(rng.below(8));
-    params.partners = static_cast<int32_t>(rng.below(4));
-    params.max_cutset = static_cast<int32_t>(rng.below(3));
-    params.max_cutset_product = rng.below(2) == 0 ? 64 : 1024;
-    params.max_search_nodes = 200 + static_cast<int32_t>(rng.below(800));
-    const int32_t root = static_cast<int32_t>(rng.below(static_cast<uint32_t>(core.num_nodes())));
+    params.max_nodes = 12 + 8 * level + static_cast<int32_t>(rng.below(24));
+    params.max_key_nodes = 4 + 2 * level + static_cast<int32_t>(rng.below(8));
+    params.partners = std::min(4, level + static_cast<int32_t>(rng.below(4)));
+    params.max_cutset = std::min(3, level / 2 + static_cast<int32_t>(rng.below(3)));
+    params.max_cutset_product = rng.below(2) == 0 && level == 0 ? 64 : 1024;
+    params.max_search_nodes = (200 + static_cast<int32_t>(rng.below(800))) << level;
+    // Half of the roots come from where the last Lagrangian plan disagrees
+    // with the incumbent: the penalised optimum hints at what should move.
+    int32_t root = static_cast<int32_t>(rng.below(static_cast<uint32_t>(core.num_nodes())));
+    if (!last_decoded.empty() && rng.below(2) == 0) {
+      std::vector<int32_t> differ;
+      for (int32_t x = 0; x < core.num_nodes(); ++x) {
+        if (last_decoded[x] != core_best.at(x)) differ.push_back(x);
+      }
+      *work -= core.num_nodes();
+      if (!differ.empty()) root = differ[rng.below(static_cast<uint32_t>(differ.size()))];
+    }
     const bool improved = blocks->improve(&core_best, root, params, work);
     *work -= 64;  // a floor, so that empty regions still cost something
-    if (!improved) return false;
+    if (!improved) {
+      ++lns_failures;
+      return false;
+    }
+    lns_failures = 0;
     ++lns_improvements;
     return capture_current();
   }
@@ -285,6 +304,8 @@ struct Engine::Impl {
   int64_t offers = 0;
   int64_t lns_rounds = 0;
   int64_t lns_improvements = 0;
+  int64_t lns_failures = 0;           // regions in a row that found nothing
+  std::vector<int32_t> last_decoded;  // the last Lagrangian round's plan
   double lns_spent = 0;
   double lag_spent = 0;
   int64_t lag_stall = 0;  // Lagrangian rounds since the dual last improved
