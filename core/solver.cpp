@@ -243,8 +243,9 @@ struct Engine::Impl {
     params.max_nodes = 12 + 8 * level + static_cast<int32_t>(rng.below(24));
     params.max_key_nodes = 4 + 2 * level + static_cast<int32_t>(rng.below(8));
     params.partners = std::min(4, level + static_cast<int32_t>(rng.below(4)));
-    params.max_cutset = std::min(3, level / 2 + static_cast<int32_t>(rng.below(3)));
-    params.max_cutset_product = rng.below(2) == 0 && level == 0 ? 64 : 1024;
+    // Cutset nodes are branched on lazily, so a large product is affordable.
+    params.max_cutset = std::min(4, 1 + level / 2 + static_cast<int32_t>(rng.below(3)));
+    params.max_cutset_product = rng.below(2) == 0 && level == 0 ? 1024 : 65536;
     params.max_search_nodes = (200 + static_cast<int32_t>(rng.below(800))) << level;
     // Half of the roots come from where the last Lagrangian plan disagrees
     // with the incumbent: the penalised optimum hints at what should move.

@@ -23,6 +23,7 @@ BlockSearch::BlockSearch(const CoreModel& core, uint64_t seed)
       num_classes_(core.num_nodes(), 1),
       in_region_(core.num_nodes(), 0),
       seen_(core.num_nodes(), 0),
+      relaxed_(core.num_nodes(), 0),
       allowed_(core.unary.size(), 1) {
   std::vector<int32_t> order;
   for (int32_t x = 0; x < core.num_nodes(); ++x) {
@@ -313,16 +314,94 @@ bool BlockSearch::fits(const std::vector<int32_t>& plan) const {
   return true;
 }
 
+int64_t BlockSearch::cut_value() const {
+  // The cutset's own terms: unary, edges to fixed nodes, cut-cut edges once;
+  // unassigned cutset nodes at their cheapest (a lower bound).
+  int64_t total = 0;
+  for (size_t c = 0; c < cut_.size(); ++c) {
+    const int32_t x = cut_[c];
+    auto own = [&](int32_t s) {
+      int64_t v = core_.node_cost(x, s);
+      for (int32_t i = core_.adj_begin[x]; i < core_.adj_begin[x + 1] && v < kForbidden; ++i) {
+        const int32_t e = core_.adj_edge[i];
+        const int32_t y = core_.other(e, x);
+        if (forest_.contains(y) || in_region_[y]) continue;
+        v = std::min<int64_t>(v + core_.edge_cost_from(e, x, s, work_plan_[y]), kForbidden);
+      }
+      return v;
+    };
+    int64_t best = kForbidden;
+    if (cut_assigned_[c]) {
+      best = own(work_plan_[x]);
+    } else {
+      for (int32_t s = 0; s < core_.num_strategies(x); ++s) {
+        if (allowed_[core_.strategy_begin[x] + s]) best = std::min(best, own(s));
+      }
+    }
+    if (best >= kForbidden) return kForbidden;
+    total += best;
+    for (size_t d = c + 1; d < cut_.size(); ++d) {
+      const int32_t y = cut_[d];
+      for (int32_t i = core_.adj_begin[x]; i < core_.adj_begin[x + 1]; ++i) {
+        const int32_t e = core_.adj_edge[i];
+        if (core_.other(e, x) != y) continue;
+        int64_t v = kForbidden;
+        if (cut_assigned_[c] && cut_assigned_[d]) {
+          v = core_.edge_cost_from(e, x, work_plan_[x], work_plan_[y]);
+        } else {
+          const int64_t size = static_cast<int64_t>(core_.num_strategies(core_.edge_u[e])) *
+                               core_.num_strategies(core_.edge_v[e]);
+          for (int64_t j = 0; j < size; ++j) v = std::min(v, core_.edge_costs(e)[j]);
+        }
+        if (v >= kForbidden) return kForbidden;
+        total += v;
+      }
+    }
+  }
+  return total;
+}
+
 void BlockSearch::branch(int32_t depth) {
   if (nodes_left_ <= 0) return;
   --nodes_left_;
   ++search_nodes_;
-  const int64_t value = forest_.solve<int64_t>(core_.unary, allowed_, kForbidden, &work_plan_);
+  const int64_t value =
+      forest_.solve<int64_t>(core_.unary, allowed_, kForbidden, &work_plan_, relaxed_);
   spent_ += forest_.last_work();
   if (value >= kForbidden) return;
-  if (value + fixed_value_ >= best_value_) return;
+  const int64_t fixed = cut_value();
+  spent_ += static_cast<int64_t>(cut_.size()) * 16;
+  if (fixed >= kForbidden || value + fixed >= best_value_) return;
+  // Cutset nodes are branched on first.
+  for (size_t c = 0; c < cut_.size(); ++c) {
+    if (cut_assigned_[c]) continue;
+    const int32_t x = cut_[c];
+    const int32_t base = core_.strategy_begin[x];
+    const int32_t k = core_.num_strategies(x);
+    std::vector<std::pair<int64_t, int32_t>> order;
+    // The current strategy first, then the cheapest.
+    for (int32_t s = 0; s < k; ++s) {
+      if (!allowed_[base + s]) continue;
+      order.push_back({s == state_->at(x) ? -1 : core_.node_cost(x, s), s});
+    }
+    std::sort(order.begin(), order.end());
+    const std::vector<uint8_t> saved(allowed_.begin() + base, allowed_.begin() + base + k);
+    cut_assigned_[c] = 1;
+    relaxed_[x] = 0;
+    for (const auto& [cost, v] : order) {
+      for (int32_t s = 0; s < k; ++s) allowed_[base + s] = s == v;
+      work_plan_[x] = v;
+      branch(depth + 1);
+      if (nodes_left_ <= 0) break;
+    }
+    for (int32_t s = 0; s < k; ++s) allowed_[base + s] = saved[s];
+    work_plan_[x] = state_->at(x);
+    relaxed_[x] = 1;
+    cut_assigned_[c] = 0;
+    return;
+  }
   if (fits(work_plan_)) {
-    best_value_ = value + fixed_value_;
+    best_value_ = value + fixed;
     best_plan_ = work_plan_;
     return;
   }
@@ -430,39 +509,12 @@ bool BlockSearch::solve_region(CoreState* state, const Params& params, int64_t* 
   nodes_left_ = params.max_search_nodes;
   assigned_.assign(key_.size(), -1);
   set_monotone(plan, true);
-  // Enumerate the cutset (current assignment first), branch and bound inside.
-  const int32_t cuts = static_cast<int32_t>(cut_.size());
-  std::vector<int32_t> digit(cuts, 0);
-  for (bool more = true; more && nodes_left_ > 0;) {
-    for (int32_t c = 0; c < cuts; ++c) {
-      const int32_t k = core_.num_strategies(cut_[c]);
-      work_plan_[cut_[c]] = (plan[cut_[c]] + digit[c]) % k;
-    }
-    // The cutset's own terms: unary, edges to fixed nodes, cut-cut edges once.
-    fixed_value_ = 0;
-    bool forbidden = false;
-    for (int32_t c = 0; c < cuts; ++c) {
-      const int32_t x = cut_[c];
-      fixed_value_ += core_.node_cost(x, work_plan_[x]);
-      for (int32_t i = core_.adj_begin[x]; i < core_.adj_begin[x + 1]; ++i) {
-        const int32_t e = core_.adj_edge[i];
-        const int32_t y = core_.other(e, x);
-        if (forest_.contains(y) || (in_region_[y] && y < x)) continue;
-        const int64_t v = core_.edge_cost_from(e, x, work_plan_[x], work_plan_[y]);
-        if (v >= kForbidden) forbidden = true;
-        fixed_value_ += v;
-      }
-    }
-    if (!forbidden) branch(0);
-    more = false;
-    for (int32_t c = 0; c < cuts && !more; ++c) {
-      if (++digit[c] < core_.num_strategies(cut_[c])) {
-        more = true;
-      } else {
-        digit[c] = 0;
-      }
-    }
-  }
+  // Cutset nodes start unassigned and relaxed (their edges into the forest
+  // count their cheapest entry); branch and bound assigns them first.
+  for (int32_t x : cut_) relaxed_[x] = 1;
+  cut_assigned_.assign(cut_.size(), 0);
+  branch(0);
+  for (int32_t x : cut_) relaxed_[x] = 0;
   set_monotone(plan, false);
   *work -= spent_;
   if (best_plan_.empty() || best_value_ >= current) return false;

@@ -26,8 +26,8 @@ class BlockSearch {
     int32_t max_key_nodes = 8;  // memory nodes branched on
     bool monotone = true;       // admit further memory nodes as monotone
     int32_t max_cutset = 2;
-    int64_t max_cutset_product = 64;
-    int64_t max_search_nodes = 400;  // branch-and-bound nodes per call
+    int64_t max_cutset_product = 64;  // strategies of the cutset nodes, multiplied
+    int64_t max_search_nodes = 400;   // branch-and-bound nodes per call
     // Key slots kept for memory partners: memory nodes live where the
     // region is tightest, wherever they sit in the graph.
     int32_t partners = 3;
@@ -65,6 +65,7 @@ class BlockSearch {
   int32_t tightest_time(const CoreState& state) const;
   int32_t overflow_time();
   void set_monotone(const std::vector<int32_t>& plan, bool restrict);
+  int64_t cut_value() const;
   void prepare_intervals(const CoreState& state);
   int64_t block_value(const std::vector<int32_t>& plan) const;
   bool fits(const std::vector<int32_t>& plan) const;
@@ -82,13 +83,15 @@ class BlockSearch {
   // ---- per call ----
   const CoreState* state_ = nullptr;
   const Params* params_ = nullptr;
-  std::vector<int32_t> cut_;          // cutset nodes
-  std::vector<int32_t> key_;          // memory nodes branched on (in the forest)
-  std::vector<int32_t> monotone_;     // memory nodes restricted to lighter strategies
-  std::vector<int32_t> members_;      // every region node with memory: cut, key, monotone
-  std::vector<uint8_t> in_region_;    // cutset membership
-  std::vector<uint8_t> seen_;         // breadth-first marks, reset after each grow
-  std::vector<int32_t> interval_lo_;  // elementary intervals of the region's segments
+  std::vector<int32_t> cut_;           // cutset nodes
+  std::vector<int32_t> key_;           // memory nodes branched on (in the forest)
+  std::vector<int32_t> monotone_;      // memory nodes restricted to lighter strategies
+  std::vector<int32_t> members_;       // every region node with memory: cut, key, monotone
+  std::vector<uint8_t> in_region_;     // cutset membership
+  std::vector<uint8_t> seen_;          // breadth-first marks, reset after each grow
+  std::vector<uint8_t> relaxed_;       // unassigned cutset nodes (per core node)
+  std::vector<uint8_t> cut_assigned_;  // per cutset position
+  std::vector<int32_t> interval_lo_;   // elementary intervals of the region's segments
   std::vector<int32_t> interval_hi_;
   std::vector<int64_t> slack_;       // room for the region's usage per interval
   std::vector<int32_t> segment_of_;  // [member * intervals + interval] -> segment or -1
@@ -97,7 +100,6 @@ class BlockSearch {
   std::vector<int32_t> work_plan_;
   std::vector<int32_t> best_plan_;
   int64_t best_value_ = 0;
-  int64_t fixed_value_ = 0;  // the cutset's own terms for the current enumeration
   int64_t nodes_left_ = 0;
   int64_t spent_ = 0;
 

@@ -90,7 +90,7 @@ bool TreeBlock::add(int32_t x) {
 
 template <typename T>
 T TreeBlock::solve(const std::vector<T>& unary, const std::vector<uint8_t>& allowed, T infinity,
-                   std::vector<int32_t>* plan) {
+                   std::vector<int32_t>* plan, const std::vector<uint8_t>& relaxed) {
   const int32_t size = static_cast<int32_t>(nodes_.size());
   last_work_ = 0;
   if (size == 0) return 0;
@@ -116,6 +116,21 @@ T TreeBlock::solve(const std::vector<T>& unary, const std::vector<uint8_t>& allo
       const int32_t e = core_.adj_edge[i];
       const int32_t y = core_.other(e, x);
       if (in_block_[y]) continue;
+      if (!relaxed.empty() && relaxed[y]) {
+        const int32_t ky = core_.num_strategies(y);
+        const int32_t base = core_.strategy_begin[y];
+        for (int32_t s = 0; s < k; ++s) {
+          if (f[s] >= infinity) continue;
+          T least = infinity;
+          for (int32_t t = 0; t < ky; ++t) {
+            if (!allowed.empty() && !allowed[base + t]) continue;
+            least = std::min(least, edge_entry(e, x, s, t));
+          }
+          f[s] = least >= infinity ? infinity : f[s] + least;
+        }
+        last_work_ += static_cast<int64_t>(k) * ky;
+        continue;
+      }
       const int32_t sy = (*plan)[y];
       for (int32_t s = 0; s < k; ++s) {
         if (f[s] >= infinity) continue;
@@ -174,8 +189,10 @@ T TreeBlock::solve(const std::vector<T>& unary, const std::vector<uint8_t>& allo
 }
 
 template double TreeBlock::solve<double>(const std::vector<double>&, const std::vector<uint8_t>&,
-                                         double, std::vector<int32_t>*);
+                                         double, std::vector<int32_t>*,
+                                         const std::vector<uint8_t>&);
 template int64_t TreeBlock::solve<int64_t>(const std::vector<int64_t>&, const std::vector<uint8_t>&,
-                                           int64_t, std::vector<int32_t>*);
+                                           int64_t, std::vector<int32_t>*,
+                                           const std::vector<uint8_t>&);
 
 }  // namespace shardlab

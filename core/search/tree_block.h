@@ -39,12 +39,15 @@ class TreeBlock {
 
   // Minimises sum over block nodes of unary(x, s) + all edges touching the
   // block (edges to outside nodes use plan's strategies). allowed (empty =
-  // all) masks strategies per core strategy index. Writes the block's
-  // optimal strategies into *plan and returns the optimal block value, or
-  // `infinity` when some node has no allowed strategy. T is double or int64_t.
+  // all) masks strategies per core strategy index. An edge to an outside
+  // node y with relaxed[y] != 0 (relaxed may be empty) counts its cheapest
+  // entry over y's allowed strategies instead: the value is then a lower
+  // bound. Writes the block's optimal strategies into *plan and returns the
+  // optimal block value, or `infinity` when some node has no allowed
+  // strategy. T is double or int64_t.
   template <typename T>
   T solve(const std::vector<T>& unary, const std::vector<uint8_t>& allowed, T infinity,
-          std::vector<int32_t>* plan);
+          std::vector<int32_t>* plan, const std::vector<uint8_t>& relaxed = {});
 
   // Entry visits of the last solve (for work accounting).
   int64_t last_work() const { return last_work_; }
