@@ -245,7 +245,10 @@ struct Engine::Impl {
     params.partners = std::min(4, level + static_cast<int32_t>(rng.below(4)));
     // Cutset nodes are branched on lazily, so a large product is affordable.
     params.max_cutset = std::min(4, 1 + level / 2 + static_cast<int32_t>(rng.below(3)));
-    params.max_cutset_product = rng.below(2) == 0 && level == 0 ? 1024 : 65536;
+    // (Big cores have nodes with hundreds of strategies and hub nodes: keep
+    // their cutsets small.)
+    const bool small = core.num_nodes() <= 1000;
+    params.max_cutset_product = !small ? 256 : (rng.below(2) == 0 && level == 0 ? 1024 : 65536);
     params.max_search_nodes = (200 + static_cast<int32_t>(rng.below(800))) << level;
     // Half of the roots come from where the last Lagrangian plan disagrees
     // with the incumbent: the penalised optimum hints at what should move.

@@ -314,28 +314,43 @@ bool BlockSearch::fits(const std::vector<int32_t>& plan) const {
   return true;
 }
 
+void BlockSearch::prepare_cut_costs() {
+  // Per cutset node and strategy: unary plus edges to fixed nodes (which do
+  // not change during the search); per cutset pair: the cheapest entry of
+  // the edges between them.
+  cut_own_.assign(cut_.size(), {});
+  for (size_t c = 0; c < cut_.size(); ++c) {
+    const int32_t x = cut_[c];
+    const int32_t k = core_.num_strategies(x);
+    std::vector<int64_t>& own = cut_own_[c];
+    own.assign(core_.unary.begin() + core_.strategy_begin[x],
+               core_.unary.begin() + core_.strategy_begin[x + 1]);
+    for (int32_t i = core_.adj_begin[x]; i < core_.adj_begin[x + 1]; ++i) {
+      const int32_t e = core_.adj_edge[i];
+      const int32_t y = core_.other(e, x);
+      if (forest_.contains(y) || in_region_[y]) continue;
+      for (int32_t s = 0; s < k; ++s) {
+        own[s] =
+            std::min<int64_t>(own[s] + core_.edge_cost_from(e, x, s, work_plan_[y]), kForbidden);
+      }
+      spent_ += k;
+    }
+  }
+}
+
 int64_t BlockSearch::cut_value() const {
-  // The cutset's own terms: unary, edges to fixed nodes, cut-cut edges once;
-  // unassigned cutset nodes at their cheapest (a lower bound).
+  // The cutset's own terms (unary, edges to fixed nodes) and the edges among
+  // cutset nodes, each once; unassigned cutset nodes count their cheapest
+  // allowed strategy and cheapest pair entries (a lower bound).
   int64_t total = 0;
   for (size_t c = 0; c < cut_.size(); ++c) {
     const int32_t x = cut_[c];
-    auto own = [&](int32_t s) {
-      int64_t v = core_.node_cost(x, s);
-      for (int32_t i = core_.adj_begin[x]; i < core_.adj_begin[x + 1] && v < kForbidden; ++i) {
-        const int32_t e = core_.adj_edge[i];
-        const int32_t y = core_.other(e, x);
-        if (forest_.contains(y) || in_region_[y]) continue;
-        v = std::min<int64_t>(v + core_.edge_cost_from(e, x, s, work_plan_[y]), kForbidden);
-      }
-      return v;
-    };
     int64_t best = kForbidden;
     if (cut_assigned_[c]) {
-      best = own(work_plan_[x]);
+      best = cut_own_[c][work_plan_[x]];
     } else {
       for (int32_t s = 0; s < core_.num_strategies(x); ++s) {
-        if (allowed_[core_.strategy_begin[x] + s]) best = std::min(best, own(s));
+        if (allowed_[core_.strategy_begin[x] + s]) best = std::min(best, cut_own_[c][s]);
       }
     }
     if (best >= kForbidden) return kForbidden;
@@ -370,7 +385,7 @@ void BlockSearch::branch(int32_t depth) {
   spent_ += forest_.last_work();
   if (value >= kForbidden) return;
   const int64_t fixed = cut_value();
-  spent_ += static_cast<int64_t>(cut_.size()) * 16;
+  for (int32_t x : cut_) spent_ += core_.num_strategies(x) + 4;
   if (fixed >= kForbidden || value + fixed >= best_value_) return;
   // Cutset nodes are branched on first.
   for (size_t c = 0; c < cut_.size(); ++c) {
@@ -513,6 +528,7 @@ bool BlockSearch::solve_region(CoreState* state, const Params& params, int64_t* 
   // count their cheapest entry); branch and bound assigns them first.
   for (int32_t x : cut_) relaxed_[x] = 1;
   cut_assigned_.assign(cut_.size(), 0);
+  prepare_cut_costs();
   branch(0);
   for (int32_t x : cut_) relaxed_[x] = 0;
   set_monotone(plan, false);

@@ -65,6 +65,7 @@ class BlockSearch {
   int32_t tightest_time(const CoreState& state) const;
   int32_t overflow_time();
   void set_monotone(const std::vector<int32_t>& plan, bool restrict);
+  void prepare_cut_costs();
   int64_t cut_value() const;
   void prepare_intervals(const CoreState& state);
   int64_t block_value(const std::vector<int32_t>& plan) const;
@@ -83,15 +84,16 @@ class BlockSearch {
   // ---- per call ----
   const CoreState* state_ = nullptr;
   const Params* params_ = nullptr;
-  std::vector<int32_t> cut_;           // cutset nodes
-  std::vector<int32_t> key_;           // memory nodes branched on (in the forest)
-  std::vector<int32_t> monotone_;      // memory nodes restricted to lighter strategies
-  std::vector<int32_t> members_;       // every region node with memory: cut, key, monotone
-  std::vector<uint8_t> in_region_;     // cutset membership
-  std::vector<uint8_t> seen_;          // breadth-first marks, reset after each grow
-  std::vector<uint8_t> relaxed_;       // unassigned cutset nodes (per core node)
-  std::vector<uint8_t> cut_assigned_;  // per cutset position
-  std::vector<int32_t> interval_lo_;   // elementary intervals of the region's segments
+  std::vector<int32_t> cut_;                   // cutset nodes
+  std::vector<int32_t> key_;                   // memory nodes branched on (in the forest)
+  std::vector<int32_t> monotone_;              // memory nodes restricted to lighter strategies
+  std::vector<int32_t> members_;               // every region node with memory: cut, key, monotone
+  std::vector<uint8_t> in_region_;             // cutset membership
+  std::vector<uint8_t> seen_;                  // breadth-first marks, reset after each grow
+  std::vector<uint8_t> relaxed_;               // unassigned cutset nodes (per core node)
+  std::vector<uint8_t> cut_assigned_;          // per cutset position
+  std::vector<std::vector<int64_t>> cut_own_;  // per cutset position and strategy
+  std::vector<int32_t> interval_lo_;           // elementary intervals of the region's segments
   std::vector<int32_t> interval_hi_;
   std::vector<int64_t> slack_;       // room for the region's usage per interval
   std::vector<int32_t> segment_of_;  // [member * intervals + interval] -> segment or -1
