@@ -7,6 +7,7 @@
 //     worker.js: Loader.feed()/finish()  ─┐          (one Engine per worker)
 //                ModelImport (typed arrays)├─> bindings.cpp ─> core/io.h, model.h
 //                Engine.step()/offer()    ─┘                   core/solver.h
+//     worker.js: quickPlan() first, while the Engine is not built yet
 //   web/app.mjs also holds its own Model for the views: evaluatePlan(),
 //   usageProfile(), liveNodesAt(), resultJson() ─> core/evaluate.h, result.h
 #include <emscripten/bind.h>
@@ -24,6 +25,7 @@
 #include "core/model.h"
 #include "core/options.h"
 #include "core/result.h"
+#include "core/search/greedy.h"
 #include "core/sha256.h"
 #include "core/solver.h"
 #include "core/version.h"
@@ -302,6 +304,26 @@ val neighbours_of(const Model& model, const val& plan_value, int32_t v) {
   return copy_out("Float64Array", out.data(), out.size());
 }
 
+// A first feasible plan within a fraction of a second, for the screen while an
+// Engine presolves: every node at its least usage (memory-feasible whenever
+// any plan is), then greedy one-node descent until no forbidden entry is left
+// and the plan fits the limit, or after about max_work strategy evaluations.
+// Empty when it found none; callers still check it with evaluatePlan().
+val quick_plan(const Model& model, double seed, double max_work) {
+  const Problem& p = model.problem();
+  IncrementalEvaluator state(p, min_usage_assignment(p));
+  GreedyDescent descent(p, static_cast<uint64_t>(seed));
+  const int64_t budget = static_cast<int64_t>(max_work);
+  constexpr int64_t kChunk = 1 << 15;  // evaluations between feasibility checks
+  int64_t done = 0;
+  while (!state.feasible() && !descent.converged() && done < budget) {
+    descent.run(&state, std::min(kChunk, budget - done), &done);
+  }
+  if (!state.feasible()) return val::global("Int32Array").new_(0);
+  const std::vector<int32_t>& plan = state.solution();
+  return copy_out("Int32Array", plan.data(), plan.size());
+}
+
 std::string check_options(const std::string& options_json) {
   Result<Options> options = options_from_json(options_json);
   return options.is_ok() ? "" : options.status().message();
@@ -419,6 +441,7 @@ EMSCRIPTEN_BINDINGS(shardlab) {
       .function("stats", &EngineBox::stats);
 
   function("evaluatePlan", &evaluate_plan);
+  function("quickPlan", &quick_plan);
   function("usageProfile", &usage_profile_of);
   function("minUsageProfile", &min_usage_profile_of);
   function("liveNodesAt", &live_nodes_at);

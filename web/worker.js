@@ -2,6 +2,8 @@
 // and one Engine. It loads instances (streaming, see files.mjs), imports
 // models other workers parsed, runs its engine in time slices and throttles
 // what it reports to at most 10 Hz. The core never throttles; this file does.
+// Right after a parse it computes a quick feasible plan (bindings' quickPlan),
+// which START shows before the Engine's presolve and then offers to it.
 //
 // Call chain: app.mjs -> solver_client.mjs -> postMessage -> worker.js
 //             -> shardlab.js (Embind, wasm/bindings.cpp) -> core/
@@ -10,6 +12,7 @@ importScripts('shardlab.js');
 const SLICE_MS = 40;                   // run the engine this long between event-loop turns
 const STEP_WORK = 20000;               // work per Engine.step(), as in the native portfolio
 const KEEP_STORED_BYTES = 512 * 1024;  // small files come back for inline links
+const QUICK_WORK = 1e6;                // strategy evaluations for the quick plan (M needs ~0.5M)
 
 let P = null;  // protocol.mjs
 let F = null;  // files.mjs
@@ -18,6 +21,8 @@ let model = null;
 let engine = null;
 let engineKey = '';  // options + index the engine was built with
 let run = null;      // the START being served: {id, stop}
+let quick = null;    // {plan, cost}: a feasible plan to show before the engine is built
+let held = null;     // the last plan offered while no engine existed
 
 const booted = (async () => {
   [P, F] = await Promise.all([import('./protocol.mjs'), import('./files.mjs')]);
@@ -43,7 +48,18 @@ function setModel(next) {
   if (model) model.delete();
   engine = null;
   engineKey = '';
+  quick = null;
+  held = null;
   model = next;
+}
+
+// A first feasible plan without presolve (greedy from the least-usage plan),
+// kept only when the independent checker accepts it.
+function quickIncumbent() {
+  const plan = M.quickPlan(model, 1, QUICK_WORK);
+  if (!plan.length) return null;
+  const check = JSON.parse(M.evaluatePlan(model, plan));
+  return check.feasible ? {plan, cost: check.cost} : null;
 }
 
 function openSource(source) {
@@ -118,6 +134,8 @@ async function load(req) {
   const transfer = P.transferList(exported.fields);
   if (storedBytes) transfer.push(storedBytes.buffer);
   postMessage(reply, transfer);
+  // While the page sets up its views, and before START builds the Engine.
+  quick = quickIncumbent();
 }
 
 function importFields(req) {
@@ -125,8 +143,10 @@ function importFields(req) {
   postMessage(P.reply(P.MSG.DONE, req.id, {digest: model.digest(), ...heapInfo()}));
 }
 
+const engineKeyOf = (options, index) => JSON.stringify([options, index]);
+
 function ensureEngine(options, index) {
-  const key = JSON.stringify([options, index]);
+  const key = engineKeyOf(options, index);
   if (engine && key === engineKey) return;
   const previous = engine && engine.hasBest() ? engine.bestPlan() : null;
   if (engine) engine.delete();
@@ -138,7 +158,32 @@ function ensureEngine(options, index) {
     throw new Error(error);
   }
   engineKey = key;
-  if (previous) engine.offer(previous);  // a new seed keeps what was found
+  // A new seed keeps what was found; the engine takes only better plans, so
+  // its own first plan stands when it beats the quick one (as natively).
+  for (const plan of [previous, held, quick && quick.plan]) {
+    if (plan) engine.offer(plan);
+  }
+  held = null;
+  quick = null;
+}
+
+// The quick plan as this START's first incumbent, before the Engine exists.
+function postQuick(id, baseS) {
+  const plan = quick.plan.slice();
+  postMessage(
+      P.reply(P.MSG.INCUMBENT, id, {
+        elapsedS: baseS,
+        improvedS: baseS,
+        finished: false,
+        bound: '0',
+        cost: quick.cost,
+        steps: 0,
+        stepsPerS: 0,
+        stats: {phase: 'presolve'},
+        plan,
+        ...heapInfo(),
+      }),
+      [plan.buffer]);
 }
 
 function snapshot(id, withPlan, elapsedS, improvedS, steps, startedMs) {
@@ -166,6 +211,8 @@ function snapshot(id, withPlan, elapsedS, improvedS, steps, startedMs) {
 async function start(req) {
   if (!model) throw new Error('no instance is loaded');
   if (run) throw new Error('this worker is already solving');
+  const building = !engine || engineKey !== engineKeyOf(req.options, req.index);
+  if (building && quick) postQuick(req.id, req.baseS || 0);
   ensureEngine(req.options, req.index);
   run = {id: req.id, stop: false};
   const startedMs = performance.now();
@@ -217,8 +264,9 @@ function stop(req) {
 }
 
 function offer(req) {
+  if (!engine && req.plan) held = req.plan;  // for the engine START will build
   const accepted = Boolean(engine && req.plan && engine.offer(req.plan));
-  postMessage(P.reply(P.MSG.DONE, req.id, {accepted}));
+  postMessage(P.reply(P.MSG.DONE, req.id, {accepted, held: !engine}));
 }
 
 async function handle(req) {

@@ -44,13 +44,26 @@ async function loadSpeed(browser, url) {
   const page =
       await openPage(browser, `${url}?time=${SECONDS}&workers=${WORKERS}#v=2&ex=example.json&t=1`);
   await waitStatus(page, FINAL);
-  const started = Date.now();
+  // Every cost shown for M, with the page's clock: the first is what the bar
+  // measures; the first after it with an engine phase is the Engine's own.
+  await page.evaluate(() => {
+    const cost = document.querySelector('[data-testid=best-cost]');
+    window.benchShown = [];
+    new MutationObserver(() => {
+      const {load, client} = window.shardlab;
+      if (!/^\d+$/.test(cost.textContent) || !load || !load.name.includes('-M')) return;
+      const stats = client.stats.find(Boolean);
+      window.benchShown.push([performance.now(), cost.textContent, stats ? stats.stats.phase : '']);
+    }).observe(cost, {childList: true, characterData: true, subtree: true});
+  });
+  const started = await page.evaluate(() => performance.now());
   await page.setInputFiles('[data-testid=file-input]', file);
   await page.waitForFunction(
-      () => /^\d+$/.test(document.querySelector('[data-testid=best-cost]').textContent) &&
-          window.shardlab.load && window.shardlab.load.name.includes('-M'),
-      null, {polling: 10, timeout: 120000});
-  const toPlan = (Date.now() - started) / 1000;
+      () => window.benchShown.some(([, , phase]) => phase && phase !== 'presolve'), null,
+      {polling: 10, timeout: 120000});
+  const shown = (await page.evaluate(() => window.benchShown))
+                    .map(([ms, cost, phase]) => [(ms - started) / 1000, cost, phase]);
+  const engineFirst = shown.find(([, , phase]) => phase !== 'presolve');
   const load = await page.evaluate(() => {
     const {seconds, jsonBytes, fileBytes, heapPeakBytes, heapBytes, info} = window.shardlab.load;
     return {seconds, jsonBytes, fileBytes, heapPeakBytes, heapBytes, modelBytes: info.memoryBytes};
@@ -58,7 +71,7 @@ async function loadSpeed(browser, url) {
   await page.$eval('[data-testid=stop]', (b) => b.click());
   await waitStatus(page, FINAL);
   await page.context().close();
-  return {toPlan, ...load};
+  return {toPlan: shown[0][0], firstCost: shown[0][1], engineFirst, ...load};
 }
 
 // 2. Pure reading throughput in wasm (chunks already gunzipped in memory),
@@ -115,6 +128,7 @@ async function engineRatio(browser, url, id, steps) {
     const M = await createShardLab();
     const files = await import('./files.mjs');
     const {model} = await files.loadInstance(M, (await fetch('bench-instance.json.gz')).body, 'x');
+    const constructing = performance.now();
     const engine = new M.Engine(model, JSON.stringify({seed: 1}), 0);
     const started = performance.now();
     let done = 0;
@@ -122,7 +136,12 @@ async function engineRatio(browser, url, id, steps) {
       engine.step(20000);
       ++done;
     }
-    return {seconds: (performance.now() - started) / 1000, steps: done, cost: engine.bestCost()};
+    return {
+      constructSeconds: (started - constructing) / 1000,
+      seconds: (performance.now() - started) / 1000,
+      steps: done,
+      cost: engine.bestCost()
+    };
   }, {steps});
   await page.context().close();
   const native = JSON.parse(execFileSync(
@@ -191,7 +210,14 @@ async function main() {
       const l = await loadSpeed(browser, server.url);
       const r = await readThroughput(browser, server.url, 'M');
       table('Load of M.json.gz (2.0 MB gzip, 70 MB JSON)', ['measure', 'value', 'bar'], [
-        ['choose file -> first feasible plan on screen', `${l.toPlan.toFixed(2)} s`, '<= 2.5 s'],
+        [
+          'choose file -> first feasible plan on screen',
+          `${l.toPlan.toFixed(2)} s (cost ${l.firstCost})`, '<= 2.5 s'
+        ],
+        [
+          'choose file -> the Engine\'s first plan on screen',
+          `${l.engineFirst[0].toFixed(2)} s (cost ${l.engineFirst[1]})`, ''
+        ],
         [
           'worker read (stream + gunzip + hash + parse)',
           `${l.seconds.toFixed(3)} s, ` +
@@ -220,15 +246,24 @@ async function main() {
     for (const [id, steps] of [['M', Number(args.steps)], ['V', Number(args.steps) * 4]]) {
       if (!fs.existsSync(instance(id))) continue;
       const {wasm, native} = await engineRatio(browser, server.url, id, steps);
+      const wasmTotal = wasm.constructSeconds + wasm.seconds;
       ratioRows.push([
         id, `seed 1, ${wasm.steps} x 20000`, wasm.cost, native.cost,
-        wasm.cost === native.cost ? 'same' : 'DIFFERENT', wasm.seconds.toFixed(3),
-        native.seconds.toFixed(3), (wasm.seconds / native.seconds).toFixed(2)
+        wasm.cost === native.cost ? 'same' : 'DIFFERENT',
+        `${wasm.constructSeconds.toFixed(3)} / ${native.construct_seconds.toFixed(3)} = ` +
+            (wasm.constructSeconds / native.construct_seconds).toFixed(2),
+        `${wasm.seconds.toFixed(3)} / ${native.step_seconds.toFixed(3)} = ` +
+            (wasm.seconds / native.step_seconds).toFixed(2),
+        (wasmTotal / native.seconds).toFixed(2)
       ]);
     }
     table(
-        'Engine: same seed and steps, Chromium main thread vs native (bar: ratio <= 1.5)',
-        ['inst', 'run', 'wasm cost', 'native cost', 'cost', 'wasm s', 'native s', 'ratio'],
+        'Engine: same seed and steps, Chromium main thread vs native, wasm s / native s ' +
+            '(bar: ratio <= 1.5)',
+        [
+          'inst', 'run', 'wasm cost', 'native cost', 'cost', 'construct (presolve)', 'steps',
+          'total ratio'
+        ],
         ratioRows);
     const curveRows = [];
     for (const id of args.curves.split(',').filter(Boolean).filter(

@@ -125,6 +125,28 @@ test('evaluatePlan, profiles and result JSON agree with the contest semantics', 
   model.delete();
 });
 
+test('quickPlan gives a feasible plan, or none when no plan fits the limit', async () => {
+  // One-node greedy moves cannot leave B's forbidden identity pairs, so it
+  // returns none there; the page then waits for the Engine's first plan.
+  for (const [file, expected] of [[EXAMPLE, '475'], [G, '898315396'], [B, null]]) {
+    const {model} = await load(file);
+    const plan = M.quickPlan(model, 1, 2e6);
+    if (expected === null) {
+      assert.equal(plan.length, 0, path.basename(file));
+    } else {
+      assert.equal(plan.length, model.numNodes(), path.basename(file));
+      const check = JSON.parse(M.evaluatePlan(model, plan));
+      assert.equal(check.verdict, 'feasible', path.basename(file));
+      assert.equal(check.cost, expected, path.basename(file));
+    }
+    model.delete();
+  }
+  const tight = fs.readFileSync(EXAMPLE, 'utf8').replace('"usage_limit": 50', '"usage_limit": 1');
+  const {model} = await loadInstance(M, bytesStream(Buffer.from(tight), 4096), 'tight.json');
+  assert.equal(M.quickPlan(model, 1, 2e6).length, 0);
+  model.delete();
+});
+
 // Bad inputs: the corpus in tests/bad_inputs (when present) plus a few made
 // here; every message must equal the native reader's, byte for byte.
 function badFiles() {

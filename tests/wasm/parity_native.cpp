@@ -1,7 +1,8 @@
 // Native oracle for the wasm node tests (built by wasm/CMakeLists.txt with the
 // host compiler). It prints, as one JSON line, what the module must match:
 //   parity_native digest FILE                     model sizes and digest
-//   parity_native run FILE SEED INDEX STEPS WORK  a seeded engine run
+//   parity_native run FILE SEED INDEX STEPS WORK  a seeded engine run (with its
+//                                                 construction and step times)
 //   parity_native error FILE                      the reader's message ("" if ok)
 #include <chrono>
 #include <cstdio>
@@ -61,15 +62,21 @@ int main(int argc, char** argv) {
     const int32_t index = std::stoi(argv[4]);
     const int64_t steps = std::stoll(argv[5]);
     const int64_t work = std::stoll(argv[6]);
-    const auto started = std::chrono::steady_clock::now();
+    using Clock = std::chrono::steady_clock;
+    const auto seconds_since = [](Clock::time_point t) {
+      return std::chrono::duration<double>(Clock::now() - t).count();
+    };
+    const auto started = Clock::now();
     Engine engine(p, options, index);
+    out["construct_seconds"] = seconds_since(started);  // presolve and first plan
+    const auto stepping = Clock::now();
     int64_t done = 0;
     while (done < steps && !engine.finished()) {
       engine.step(work);
       ++done;
     }
-    out["seconds"] =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    out["step_seconds"] = seconds_since(stepping);
+    out["seconds"] = seconds_since(started);
     out["steps"] = done;
     out["cost"] = engine.best().found() ? std::to_string(engine.best().cost) : "";
     out["bound"] = std::to_string(engine.lower_bound());
