@@ -864,17 +864,19 @@ class PresolveRun {
   bool prune_dominated(int32_t x) {
     WorkNode& w = nodes_[x];
     std::vector<int32_t> xs = allowed_list(x);
-    struct Side {
-      const WorkEdge* edge;
-      int k;
-      std::vector<int32_t> others;
-    };
-    std::vector<Side> sides;
+    std::vector<DominanceSide> sides;
     int64_t per_pair = 1;
     for (int32_t e : w.edges) {
-      const int k = side_of(edges_[e], x);
-      sides.push_back({&edges_[e], k, allowed_list(edges_[e].end[1 - k])});
-      per_pair += static_cast<int64_t>(sides.back().others.size());
+      const WorkEdge& edge = edges_[e];
+      const int k = side_of(edge, x);
+      DominanceSide side{&edge, k, {}};
+      // Entry (s, o) of the table seen from x is at(s)[offset of o].
+      for (int32_t o : allowed_list(edge.end[1 - k])) {
+        side.offsets.push_back(k == 0 ? edge.map[1][o]
+                                      : static_cast<int64_t>(edge.map[0][o]) * edge.stride);
+      }
+      per_pair += static_cast<int64_t>(side.offsets.size());
+      sides.push_back(std::move(side));
     }
     std::vector<const Member*> mem;
     for (const Member& m : w.members) {
@@ -902,19 +904,32 @@ class PresolveRun {
     return changed;
   }
 
-  template <typename Sides>
-  bool dominates(const WorkNode& w, const Sides& sides, const std::vector<const Member*>& mem,
-                 int32_t b, int32_t a) const {
+  // One edge of a node x under the dominance test, with the positions of the
+  // other end's allowed strategies precomputed (the test's inner loop).
+  struct DominanceSide {
+    const WorkEdge* edge;
+    int k;                         // x is end[k]
+    std::vector<int64_t> offsets;  // per allowed strategy of the other end
+    const int64_t* at(int32_t s) const {
+      return k == 0 ? edge->data + static_cast<int64_t>(edge->map[0][s]) * edge->stride
+                    : edge->data + edge->map[1][s];
+    }
+  };
+
+  bool dominates(const WorkNode& w, const std::vector<DominanceSide>& sides,
+                 const std::vector<const Member*>& mem, int32_t b, int32_t a) const {
     for (const Member* m : mem) {
       if (p_.node_usage(m->node, m->map[b]) > p_.node_usage(m->node, m->map[a])) return false;
     }
     int64_t delta = w.unary[b] - w.unary[a];
-    for (const auto& side : sides) {
+    for (const DominanceSide& side : sides) {
       int64_t worst = -kForbidden;
-      for (int32_t o : side.others) {
-        const int64_t ca = entry(*side.edge, side.k, a, o);
+      const int64_t* row_a = side.at(a);
+      const int64_t* row_b = side.at(b);
+      for (const int64_t offset : side.offsets) {
+        const int64_t ca = row_a[offset];
         if (ca >= kForbidden) continue;
-        const int64_t cb = entry(*side.edge, side.k, b, o);
+        const int64_t cb = row_b[offset];
         if (cb >= kForbidden) return false;
         worst = std::max(worst, cb - ca);
       }

@@ -43,9 +43,39 @@ class MaxSegmentTree {
   }
 
   // Max over [lo, hi); kLow for an empty range.
+  // Bottom-up, without recursion (the hot query of the search moves). The
+  // nodes taken on the left all lie under node l - 1 of the current level,
+  // those on the right under node r, so climbing a level adds that node's
+  // pending add to each side's running maximum.
   int64_t max(int32_t lo, int32_t hi) const {
     if (lo >= hi) return kLow;
-    return max_rec(1, 0, leaves_, lo, hi);
+    int32_t l = lo + leaves_;
+    int32_t r = hi + leaves_;
+    int64_t left = kLow;
+    int64_t right = kLow;
+    bool have_left = false;
+    bool have_right = false;
+    while (l < r) {
+      if (l & 1) {
+        left = have_left ? std::max(left, max_[l]) : max_[l];
+        have_left = true;
+        ++l;
+      }
+      if (r & 1) {
+        --r;
+        right = have_right ? std::max(right, max_[r]) : max_[r];
+        have_right = true;
+      }
+      l >>= 1;
+      r >>= 1;
+      if (have_left) left += add_[l - 1];
+      if (have_right) right += add_[r];
+    }
+    for (int32_t p = (l - 1) >> 1; have_left && p >= 1; p >>= 1) left += add_[p];
+    for (int32_t p = r >> 1; have_right && p >= 1; p >>= 1) right += add_[p];
+    if (!have_left) return right;
+    if (!have_right) return left;
+    return std::max(left, right);
   }
 
   int64_t max_all() const { return max_[1]; }
@@ -82,14 +112,6 @@ class MaxSegmentTree {
     add_rec(2 * node, nlo, mid, lo, hi, delta);
     add_rec(2 * node + 1, mid, nhi, lo, hi, delta);
     max_[node] = std::max(max_[2 * node], max_[2 * node + 1]) + add_[node];
-  }
-
-  int64_t max_rec(int32_t node, int32_t nlo, int32_t nhi, int32_t lo, int32_t hi) const {
-    if (hi <= nlo || nhi <= lo) return kLow;
-    if (lo <= nlo && nhi <= hi) return max_[node];
-    const int32_t mid = (nlo + nhi) / 2;
-    return std::max(max_rec(2 * node, nlo, mid, lo, hi), max_rec(2 * node + 1, mid, nhi, lo, hi)) +
-           add_[node];
   }
 
   int32_t size_ = 0;

@@ -16,7 +16,62 @@
 #include <algorithm>
 #include <limits>
 
+#if defined(__wasm_simd128__)
+#include <wasm_simd128.h>
+#endif
+
 namespace shardlab {
+namespace {
+
+// The two inner loops of message passing. A minimum is exact whatever the
+// order of comparisons, so these may run in lanes: the results are the same
+// as the plain loops (std::min(a, b) is b < a ? b : a, which is exactly wasm's
+// f64x2.pmin), natively and in wasm, where the compiler leaves floating-point
+// loops like these unvectorised on its own.
+
+// acc[b] = min(acc[b], row[b] - shift) for b < n.
+inline void min_shifted(double* acc, const double* row, double shift, int32_t n) {
+  int32_t b = 0;
+#if defined(__wasm_simd128__)
+  const v128_t s = wasm_f64x2_splat(shift);
+  for (; b + 1 < n; b += 2) {
+    const v128_t r = wasm_f64x2_sub(wasm_v128_load(row + b), s);
+    wasm_v128_store(acc + b, wasm_f64x2_pmin(wasm_v128_load(acc + b), r));
+  }
+#endif
+  for (; b < n; ++b) acc[b] = std::min(acc[b], row[b] - shift);
+}
+
+// min over b < n of row[b] - sub[b] (infinity when n = 0).
+inline double min_difference(const double* row, const double* sub, int32_t n) {
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  int32_t b = 0;
+#if defined(__wasm_simd128__)
+  v128_t lanes0 = wasm_f64x2_splat(kInf);
+  v128_t lanes1 = lanes0;
+  for (; b + 3 < n; b += 4) {
+    lanes0 =
+        wasm_f64x2_pmin(lanes0, wasm_f64x2_sub(wasm_v128_load(row + b), wasm_v128_load(sub + b)));
+    lanes1 = wasm_f64x2_pmin(
+        lanes1, wasm_f64x2_sub(wasm_v128_load(row + b + 2), wasm_v128_load(sub + b + 2)));
+  }
+  const v128_t lanes = wasm_f64x2_pmin(lanes0, lanes1);
+  double best = std::min(wasm_f64x2_extract_lane(lanes, 0), wasm_f64x2_extract_lane(lanes, 1));
+#else
+  double b0 = kInf, b1 = kInf, b2 = kInf, b3 = kInf;
+  for (; b + 3 < n; b += 4) {
+    b0 = std::min(b0, row[b] - sub[b]);
+    b1 = std::min(b1, row[b + 1] - sub[b + 1]);
+    b2 = std::min(b2, row[b + 2] - sub[b + 2]);
+    b3 = std::min(b3, row[b + 3] - sub[b + 3]);
+  }
+  double best = std::min(std::min(b0, b1), std::min(b2, b3));
+#endif
+  for (; b < n; ++b) best = std::min(best, row[b] - sub[b]);
+  return best;
+}
+
+}  // namespace
 
 MessagePassing::MessagePassing(const CoreModel& core) : core_(core) {
   matrix_.assign(core.matrix_cost.begin(), core.matrix_cost.end());
@@ -65,16 +120,11 @@ void MessagePassing::pull(int32_t e, int to) {
     // m1[b] = min_a m[a][b] - m0[a]
     for (int32_t b = 0; b < cols; ++b) m1[b] = std::numeric_limits<double>::infinity();
     for (int32_t a = 0; a < rows; ++a) {
-      const double shift = m0[a];
-      const double* row = m + static_cast<int64_t>(a) * cols;
-      for (int32_t b = 0; b < cols; ++b) m1[b] = std::min(m1[b], row[b] - shift);
+      min_shifted(m1, m + static_cast<int64_t>(a) * cols, m0[a], cols);
     }
   } else {
     for (int32_t a = 0; a < rows; ++a) {
-      const double* row = m + static_cast<int64_t>(a) * cols;
-      double best = std::numeric_limits<double>::infinity();
-      for (int32_t b = 0; b < cols; ++b) best = std::min(best, row[b] - m1[b]);
-      m0[a] = best;
+      m0[a] = min_difference(m + static_cast<int64_t>(a) * cols, m1, cols);
     }
   }
 }

@@ -153,15 +153,19 @@ T TreeBlock::solve(const std::vector<T>& unary, const std::vector<uint8_t>& allo
     arg.assign(ky, 0);
     std::vector<T>& fy = table[q];
     const std::vector<T>& fx = table[p];
+    // Entry (sx, sy) of the edge is column[sx * stride] with column at sy.
+    const bool x_is_u = core_.edge_u[e] == x;
+    const int64_t stride = x_is_u ? ky : 1;
     for (int32_t sy = 0; sy < ky; ++sy) {
       if (fy[sy] >= infinity) continue;
       T best = infinity;
       int32_t best_s = 0;
+      const int64_t* column = core_.edge_costs(e) + (x_is_u ? sy : static_cast<int64_t>(sy) * kx);
       for (int32_t sx = 0; sx < kx; ++sx) {
         if (fx[sx] >= infinity) continue;
-        const T c = edge_entry(e, x, sx, sy);
-        if (c >= infinity) continue;
-        const T v = fx[sx] + c;
+        const int64_t entry = column[sx * stride];
+        if (entry >= kForbidden) continue;
+        const T v = fx[sx] + static_cast<T>(entry);
         if (v < best) {
           best = v;
           best_s = sx;
