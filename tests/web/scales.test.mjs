@@ -68,3 +68,19 @@ test('min/max buckets keep every extreme of a 60k-point profile', () => {
   assert.equal(hi[Math.floor(x(31337))], 1e9);
   assert.equal(Math.min(...lo), 0);
 });
+
+test('the cost axis zooms on the current best and its gap, not the first plan', () => {
+  // A greedy first plan 100x the final one; final gap 20%.
+  const costs = Float64Array.from([200e6, 5e6, 1.7e6, 1.6e6]);
+  const [lo, hi] = S.costDomain(costs, 1.28e6, [1.6e6, 12e6]);
+  // Top: max(1.25 * 1.6M, 1.6M + 2 * 0.32M) = 2.24M, padded by 6% of the span.
+  assert.ok(Math.abs(hi - (2.24e6 + 0.06 * (2.24e6 - 1.28e6))) < 1e-3);
+  assert.ok(Math.abs(lo - (1.28e6 - 0.06 * (2.24e6 - 1.28e6))) < 1e-3);
+  // A proven optimum keeps a 25% head room; the winner's far-off line is dropped.
+  const [, top] = S.costDomain(Float64Array.from([50e6, 532843]), 532843, [532843]);
+  assert.ok(top > 532843 * 1.25 && top < 532843 * 1.3);
+  // A curve that never rose above the focus keeps its own top.
+  const [, flat] = S.costDomain(Float64Array.from([100, 100]), 90);
+  assert.ok(Math.abs(flat - (100 + 0.06 * 10)) < 1e-9);
+  assert.deepEqual(S.costDomain(new Float64Array(0), 0), [0, 1]);
+});

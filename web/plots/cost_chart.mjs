@@ -3,7 +3,7 @@
 // XLA) when the instance is a known one; below it, the relative gap on a log
 // axis. Columnar Float64Array series; redrawn at most once per frame.
 import {COLORS, drawAxes, drawEmpty, drawLegend, Plot} from './canvas.mjs';
-import {compactNumber, extent, formatSeconds, linearScale, logScale, relativeGap} from './scales.mjs';
+import {compactNumber, costDomain, formatSeconds, linearScale, logScale, relativeGap} from './scales.mjs';
 
 // A growable pair of columns (time, value).
 class Series {
@@ -98,11 +98,9 @@ export class CostChart {
     const bottom = {left: 64, right: width - 10, top: split + 6, bottom: height - 18};
     const x = linearScale(0, Math.max(this.endT, 0.05) * 1.03, top.left, top.right);
     const refs = this.references();
-    const [lo0, hi0] = extent([this.cost.values]);
     const bounds = this.bound.values;
-    const lastBound = bounds[bounds.length - 1];
-    const refWithin = refs.map(([, v]) => v).filter((v) => v <= hi0 * 1.5);
-    const [lo, hi] = extent([[lo0, hi0, lastBound, ...refWithin]], 0.06);
+    const [lo, hi] =
+        costDomain(this.cost.values, bounds[bounds.length - 1], refs.map(([, v]) => v));
     const y = linearScale(lo, hi, top.bottom, top.top);
     drawAxes(ctx, top, x, y, {xFormat: () => '', yFormat: compactNumber});
     ctx.save();

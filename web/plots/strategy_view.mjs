@@ -119,13 +119,22 @@ export class StrategyView {
           `${compactNumber(share)}${pct}`, barLeft + 4 + Math.max(1, (share / maxShare) * barWidth),
           mid);
       const k = view.numStrategies(v);
-      const cell = Math.max(2, Math.min(12, Math.floor((width - stripLeft - 40) / Math.max(k, 1))));
-      for (let s = 0; s < k; ++s) {
-        ctx.fillStyle = s === plan[v] ? COLORS.chosen : '#e5e7eb';
-        ctx.fillRect(stripLeft + s * cell, top + 3, cell - 1, ROW - 6);
+      const label = `${plan[v]}/${k}`;
+      // Cells shrink below a pixel's gap on wide domains (K up to a few
+      // hundred) so that the strip and its label always fit the row.
+      const room = width - stripLeft - ctx.measureText(`${k}/${k}`).width - 10;
+      const cell = Math.max(0.5, Math.min(12, room / Math.max(k, 1)));
+      const gap = cell >= 3 ? 1 : 0;
+      ctx.fillStyle = '#e5e7eb';
+      if (gap) {
+        for (let s = 0; s < k; ++s) ctx.fillRect(stripLeft + s * cell, top + 3, cell - gap, ROW - 6);
+      } else {
+        ctx.fillRect(stripLeft, top + 3, k * cell, ROW - 6);
       }
+      ctx.fillStyle = COLORS.chosen;
+      ctx.fillRect(stripLeft + plan[v] * cell, top + 3, Math.max(2, cell - gap), ROW - 6);
       ctx.fillStyle = COLORS.muted;
-      ctx.fillText(`${plan[v]}/${k}`, stripLeft + k * cell + 4, mid);
+      ctx.fillText(label, stripLeft + k * cell + 4, mid);
     }
     ctx.textAlign = 'right';
     ctx.fillStyle = COLORS.muted;
