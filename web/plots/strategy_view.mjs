@@ -127,7 +127,8 @@ export class StrategyView {
       const gap = cell >= 3 ? 1 : 0;
       ctx.fillStyle = '#e5e7eb';
       if (gap) {
-        for (let s = 0; s < k; ++s) ctx.fillRect(stripLeft + s * cell, top + 3, cell - gap, ROW - 6);
+        for (let s = 0; s < k; ++s)
+          ctx.fillRect(stripLeft + s * cell, top + 3, cell - gap, ROW - 6);
       } else {
         ctx.fillRect(stripLeft, top + 3, k * cell, ROW - 6);
       }
