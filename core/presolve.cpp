@@ -361,10 +361,17 @@ class PresolveRun {
   // ------------------------------------------------------------- helpers
   int side_of(const WorkEdge& e, int32_t x) const { return e.end[0] == x ? 0 : 1; }
 
-  // Entry of edge e with end[k] at stable strategy sx and the other at so.
+  // Entry of edge e with end[k] at stable strategy sx and the other at so:
+  // e.data[own_offset + other_offset], split so that loops over the other
+  // end can fix the first part.
   int64_t entry(const WorkEdge& e, int k, int32_t sx, int32_t so) const {
-    return k == 0 ? e.data[static_cast<int64_t>(e.map[0][sx]) * e.stride + e.map[1][so]]
-                  : e.data[static_cast<int64_t>(e.map[0][so]) * e.stride + e.map[1][sx]];
+    return e.data[own_offset(e, k, sx) + other_offset(e, k, so)];
+  }
+  static int64_t own_offset(const WorkEdge& e, int k, int32_t sx) {
+    return k == 0 ? static_cast<int64_t>(e.map[0][sx]) * e.stride : e.map[1][sx];
+  }
+  static int64_t other_offset(const WorkEdge& e, int k, int32_t so) {
+    return own_offset(e, 1 - k, so);
   }
 
   std::vector<int32_t> allowed_list(int32_t x) const {
@@ -870,11 +877,8 @@ class PresolveRun {
       const WorkEdge& edge = edges_[e];
       const int k = side_of(edge, x);
       DominanceSide side{&edge, k, {}};
-      // Entry (s, o) of the table seen from x is at(s)[offset of o].
-      for (int32_t o : allowed_list(edge.end[1 - k])) {
-        side.offsets.push_back(k == 0 ? edge.map[1][o]
-                                      : static_cast<int64_t>(edge.map[0][o]) * edge.stride);
-      }
+      for (int32_t o : allowed_list(edge.end[1 - k]))
+        side.offsets.push_back(other_offset(edge, k, o));
       per_pair += static_cast<int64_t>(side.offsets.size());
       sides.push_back(std::move(side));
     }
@@ -904,16 +908,12 @@ class PresolveRun {
     return changed;
   }
 
-  // One edge of a node x under the dominance test, with the positions of the
-  // other end's allowed strategies precomputed (the test's inner loop).
+  // One edge of a node x under the dominance test, with the other_offset of
+  // the other end's allowed strategies precomputed (the test's inner loop).
   struct DominanceSide {
     const WorkEdge* edge;
     int k;                         // x is end[k]
     std::vector<int64_t> offsets;  // per allowed strategy of the other end
-    const int64_t* at(int32_t s) const {
-      return k == 0 ? edge->data + static_cast<int64_t>(edge->map[0][s]) * edge->stride
-                    : edge->data + edge->map[1][s];
-    }
   };
 
   bool dominates(const WorkNode& w, const std::vector<DominanceSide>& sides,
@@ -924,8 +924,8 @@ class PresolveRun {
     int64_t delta = w.unary[b] - w.unary[a];
     for (const DominanceSide& side : sides) {
       int64_t worst = -kForbidden;
-      const int64_t* row_a = side.at(a);
-      const int64_t* row_b = side.at(b);
+      const int64_t* row_a = side.edge->data + own_offset(*side.edge, side.k, a);
+      const int64_t* row_b = side.edge->data + own_offset(*side.edge, side.k, b);
       for (const int64_t offset : side.offsets) {
         const int64_t ca = row_a[offset];
         if (ca >= kForbidden) continue;
