@@ -24,6 +24,7 @@
 #include "core/search/lagrangian.h"
 #include "core/search/local_search.h"
 #include "core/search/message_passing.h"
+#include "core/search/relink.h"
 
 #ifndef __EMSCRIPTEN__
 #include <thread>
@@ -92,6 +93,7 @@ struct Engine::Impl {
     if (index % 2 == 1) lagrangian->set_step_factor(0.3);
     search = std::make_unique<LocalSearch>(core, rng.next());
     blocks = std::make_unique<BlockSearch>(core, rng.next());
+    relink = std::make_unique<Relink>(core);
     int64_t work = 50 * mp_entries;
     consider(light_plan(core), &work);
     // Small cores are solved outright: optimal, with a matching bound.
@@ -209,6 +211,12 @@ struct Engine::Impl {
     mp->decode(&plan);
     last_decoded = plan;
     *work -= mp_entries / 2;
+    // The incumbent with the decoded plan's changes that pay off together.
+    if (have_core_best && relink->recombine(core_best, plan, &mixed, work) &&
+        consider(mixed, work)) {
+      ++relinks;
+      improved = true;
+    }
     if (consider(plan, work)) improved = true;
     const int64_t known = known_cost();
     const double target =
@@ -289,6 +297,8 @@ struct Engine::Impl {
   std::unique_ptr<Lagrangian> lagrangian;
   std::unique_ptr<LocalSearch> search;
   std::unique_ptr<BlockSearch> blocks;
+  std::unique_ptr<Relink> relink;
+  std::vector<int32_t> mixed;  // recombined plans
   std::vector<double> unary;
   std::vector<int64_t> begins;
   Incumbent best;
@@ -309,6 +319,7 @@ struct Engine::Impl {
   int64_t lns_rounds = 0;
   int64_t lns_improvements = 0;
   int64_t lns_failures = 0;           // regions in a row that found nothing
+  int64_t relinks = 0;                // improvements by recombination
   std::vector<int32_t> last_decoded;  // the last Lagrangian round's plan
   double lns_spent = 0;
   double lag_spent = 0;
@@ -400,6 +411,7 @@ std::string Engine::stats_json() const {
   j["offers"] = s.offers;
   j["lns_rounds"] = s.lns_rounds;
   j["lns_improvements"] = s.lns_improvements;
+  j["relinks"] = s.relinks;
   if (s.expand_mismatches > 0) j["expand_mismatches"] = s.expand_mismatches;
   j["presolve"] = nlohmann::ordered_json::parse(s.pre.stats().json());
   return j.dump();
