@@ -98,7 +98,7 @@ bool Relink::recombine(const CoreState& incumbent, const std::vector<int32_t>& o
   if (useful.empty()) return false;
   // Room per time, and the usage taken from it by the chosen components.
   std::vector<int64_t> room(times);
-  for (int32_t t = 0; t < times; ++t) room[t] = -incumbent.excess_tree().max(t, t + 1);
+  for (int32_t t = 0; t < times; ++t) room[t] = -incumbent.excess_tree().at(t);
   *work -= 4 * static_cast<int64_t>(times);
   std::vector<int64_t> load(times, 0);
   const int32_t m = static_cast<int32_t>(useful.size());
@@ -121,6 +121,7 @@ bool Relink::recombine(const CoreState& incumbent, const std::vector<int32_t>& o
     }
     chosen[j] = sign > 0;
   };
+  // Every set kept has no overflow, so each group starts from none.
   int64_t overflow = 0;
   int64_t total = 0;
   // Helpful alone: a gain that does not add overflow.
@@ -174,8 +175,6 @@ bool Relink::recombine(const CoreState& incumbent, const std::vector<int32_t>& o
     }
     for (int32_t j : group) add(j, -1);
     overflow = 0;
-    for (int32_t t = 0; t < times; ++t) overflow += std::max<int64_t>(0, load[t] - room[t]);
-    *work -= times;
   }
   if (total >= 0) return false;
   *out = incumbent.plan();

@@ -39,7 +39,8 @@ class Relink {
     bool frees = false;  // lowers the usage at some time
   };
 
-  // Cost change and usage change (into usage_[c * T ...]) of component c.
+  // Cost change of component c (into c->delta; false if it hits a forbidden
+  // entry) and its usage change per core time (added to usage[t]).
   bool measure(const CoreState& incumbent, const std::vector<int32_t>& other, Component* c,
                int64_t* usage, int64_t* work) const;
 
@@ -47,7 +48,6 @@ class Relink {
   std::vector<int32_t> component_of_;  // per node: component or -1
   std::vector<int32_t> nodes_;
   std::vector<Component> components_;
-  std::vector<int64_t> usage_;  // per component and core time
 };
 
 }  // namespace shardlab

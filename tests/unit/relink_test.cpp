@@ -30,59 +30,58 @@ CoreModel two_groups(int64_t payer_cost) {
   return core;
 }
 
-TEST_CASE("a gain that needs memory is paid for by a distant component that frees it") {
-  const CoreModel core = two_groups(1);
-  Relink relink(core);
-  const CoreState incumbent(core, {0, 0, 0, 0});
-  REQUIRE(incumbent.feasible());
-  CHECK(incumbent.cost() == 10);
+// Recombines the incumbent [0,0,0,0] of `core` with a second plan.
+struct FromZero {
+  explicit FromZero(const CoreModel& model) : relink(model), incumbent(model, {0, 0, 0, 0}) {}
+  bool operator()(const std::vector<int32_t>& other) {
+    return relink.recombine(incumbent, other, &out, &work);
+  }
+  Relink relink;
+  CoreState incumbent;
   std::vector<int32_t> out;
   int64_t work = 1000000;
-  REQUIRE(relink.recombine(incumbent, {1, 1, 1, 1}, &out, &work));
-  CHECK(out == std::vector<int32_t>{1, 1, 1, 1});
-  const CoreState mixed(core, out);
+};
+
+TEST_CASE("a gain that needs memory is paid for by a distant component that frees it") {
+  const CoreModel core = two_groups(1);
+  FromZero recombine(core);
+  REQUIRE(recombine.incumbent.feasible());
+  CHECK(recombine.incumbent.cost() == 10);
+  REQUIRE(recombine({1, 1, 1, 1}));
+  CHECK(recombine.out == std::vector<int32_t>{1, 1, 1, 1});
+  const CoreState mixed(core, recombine.out);
   CHECK(mixed.feasible());
   CHECK(mixed.cost() == 1);
-  CHECK(work < 1000000);
+  CHECK(recombine.work < 1000000);
 }
 
 TEST_CASE("the pair is refused when the payer costs as much as the gain") {
   const CoreModel core = two_groups(10);
-  Relink relink(core);
-  const CoreState incumbent(core, {0, 0, 0, 0});
-  std::vector<int32_t> out;
-  int64_t work = 1000000;
-  CHECK_FALSE(relink.recombine(incumbent, {1, 1, 1, 1}, &out, &work));
+  FromZero recombine(core);
+  CHECK_FALSE(recombine({1, 1, 1, 1}));
   // Neither component alone helps: the gain overflows, the payer costs.
-  CHECK_FALSE(relink.recombine(incumbent, {1, 1, 0, 0}, &out, &work));
-  CHECK_FALSE(relink.recombine(incumbent, {0, 0, 1, 1}, &out, &work));
+  CHECK_FALSE(recombine({1, 1, 0, 0}));
+  CHECK_FALSE(recombine({0, 0, 1, 1}));
 }
 
 TEST_CASE("a gain that fits is taken alone, and a useless component is left out") {
   CoreModel core = two_groups(3);
   core.capacity = {15};  // room for node 0's heavier strategy
-  Relink relink(core);
-  const CoreState incumbent(core, {0, 0, 0, 0});
-  std::vector<int32_t> out;
-  int64_t work = 1000000;
-  REQUIRE(relink.recombine(incumbent, {1, 1, 1, 1}, &out, &work));
-  CHECK(out == std::vector<int32_t>{1, 1, 0, 0});
-  CHECK(CoreState(core, out).cost() == 0);
+  FromZero recombine(core);
+  REQUIRE(recombine({1, 1, 1, 1}));
+  CHECK(recombine.out == std::vector<int32_t>{1, 1, 0, 0});
+  CHECK(CoreState(core, recombine.out).cost() == 0);
 }
 
 TEST_CASE("a component whose change hits a forbidden entry is never taken") {
   CoreModel core = two_groups(1);
   core.capacity = {15};
   core.matrix_cost = {0, 0, 0, kForbidden};  // (1, 1) on both edges
-  core.matrix_begin = {0, 4};
-  Relink relink(core);
-  const CoreState incumbent(core, {0, 0, 0, 0});
-  std::vector<int32_t> out;
-  int64_t work = 1000000;
-  CHECK_FALSE(relink.recombine(incumbent, {1, 1, 1, 1}, &out, &work));
+  FromZero recombine(core);
+  CHECK_FALSE(recombine({1, 1, 1, 1}));
   // Node 0 alone (node 1 kept at 0) is fine.
-  REQUIRE(relink.recombine(incumbent, {1, 0, 0, 0}, &out, &work));
-  CHECK(out == std::vector<int32_t>{1, 0, 0, 0});
+  REQUIRE(recombine({1, 0, 0, 0}));
+  CHECK(recombine.out == std::vector<int32_t>{1, 0, 0, 0});
 }
 
 }  // namespace
