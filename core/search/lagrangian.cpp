@@ -41,10 +41,16 @@ void Lagrangian::update(const std::vector<int32_t>& plan, double dual, double ta
   ++rounds_;
   if (dual > best_dual_ + 1e-9 * std::max(1.0, std::abs(best_dual_))) {
     best_dual_ = dual;
+    best_lambda_ = lambda_;
     stalled_ = 0;
   } else if (++stalled_ >= patience_) {
-    mu_ = std::max(mu_ * 0.5, 1e-6);
+    mu_ *= 0.5;
     stalled_ = 0;
+    if (mu_ < 1e-3 && !best_lambda_.empty()) {
+      lambda_ = best_lambda_;
+      mu_ = 0.25;
+      return;
+    }
   }
   const int32_t t_count = core_.num_times();
   std::vector<double> diff(t_count + 1, 0.0);

@@ -63,5 +63,35 @@ TEST_CASE("message passing with multipliers reaches the example's optimum as a b
   CHECK(best + core.constant >= 400);  // far above the separable bound
 }
 
+TEST_CASE("stalled subgradient steps restart from the best multipliers") {
+  // One node at one core time: strategy 1 uses 20 of a capacity of 10, so
+  // its subgradient moves the multiplier up.
+  CoreModel core;
+  core.strategy_begin = {0, 2};
+  core.unary = {5, 0};
+  core.adj_begin = {0, 0};
+  core.matrix_begin = {0};
+  core.term_begin = {0, 1};
+  core.term_lo = {0};
+  core.term_hi = {1};
+  core.term_usage_begin = {0};
+  core.term_usage = {5, 20};
+  core.capacity = {10};
+  const std::vector<int32_t> heavy{1};
+  Lagrangian lagrangian(core);
+  lagrangian.set_patience(1);
+  const std::vector<double> zero{0.0};
+  lagrangian.update(heavy, 10.0, 100.0);  // the best dual, at lambda = 0
+  REQUIRE(lagrangian.lambda()[0] > 0);
+  // Each worse dual halves the step factor: 1/2, 1/4, ..., 1/512 ...
+  for (int round = 0; round < 9; ++round) lagrangian.update(heavy, 5.0, 100.0);
+  CHECK(lagrangian.step_factor() == doctest::Approx(1.0 / 512));
+  CHECK(lagrangian.lambda()[0] > 0);
+  // ... and below 1e-3 the method restarts where the dual was best.
+  lagrangian.update(heavy, 5.0, 100.0);
+  CHECK(lagrangian.step_factor() == 0.25);
+  CHECK(lagrangian.lambda() == zero);
+}
+
 }  // namespace
 }  // namespace shardlab
