@@ -24,6 +24,7 @@
 #include "core/search/lagrangian.h"
 #include "core/search/local_search.h"
 #include "core/search/message_passing.h"
+#include "core/search/region_exact.h"
 #include "core/search/relink.h"
 
 #ifndef __EMSCRIPTEN__
@@ -43,6 +44,16 @@ constexpr int64_t kVisitsPerUnit = 1000;
 
 // Search-node budget of the exact branch and bound run on small cores.
 constexpr int64_t kExhaustiveBudget = 200000;
+
+// Exact solves of component pairs (Engine::pair_round): pieces of at most
+// kPairPieceNodes nodes, kPairNodes together, kPairSearchNodes search nodes
+// per solve, kPairTries pairs per round, once the block search has failed
+// kPairStall times in a row.
+constexpr size_t kPairPieceNodes = 16;
+constexpr size_t kPairNodes = 24;
+constexpr int64_t kPairSearchNodes = 200000;
+constexpr int32_t kPairTries = 4;
+constexpr int64_t kPairStall = 150;
 
 // The plan with the least total usage (usage times duration), ties to the
 // cheaper strategy: a memory-friendly start for repair.
@@ -216,6 +227,8 @@ struct Engine::Impl {
         consider(mixed, work)) {
       ++relinks;
       improved = true;
+    } else if (have_core_best && lns_failures >= kPairStall && pair_round(work)) {
+      improved = true;
     }
     if (consider(plan, work)) improved = true;
     const int64_t known = known_cost();
@@ -280,6 +293,33 @@ struct Engine::Impl {
     return capture_current();
   }
 
+  // Exact solution of the union of two small components where the
+  // Lagrangian plan and the incumbent differ (Relink's last components):
+  // the joint move of a gain and a distant payer, in whatever strategies
+  // pay off, not only the decoded ones. Run once the block search stalls.
+  bool pair_round(int64_t* work) {
+    std::vector<int32_t> small;
+    for (int32_t k = 0; k < relink->num_components(); ++k) {
+      if (relink->component(k).size() <= kPairPieceNodes) small.push_back(k);
+    }
+    if (small.size() < 2) return false;
+    for (int32_t tries = 0; tries < kPairTries; ++tries) {
+      const size_t a = rng.below(static_cast<uint32_t>(small.size()));
+      size_t b = rng.below(static_cast<uint32_t>(small.size() - 1));
+      if (b >= a) ++b;
+      std::vector<int32_t> nodes = relink->component(small[a]);
+      const std::vector<int32_t> other = relink->component(small[b]);
+      if (nodes.size() + other.size() > kPairNodes) continue;
+      nodes.insert(nodes.end(), other.begin(), other.end());
+      ++pair_attempts;
+      if (improve_region_exactly(&core_best, nodes, kPairSearchNodes, work)) {
+        ++pair_improvements;
+        return capture_current();
+      }
+    }
+    return false;
+  }
+
   // core_best was improved in place.
   bool capture_current() {
     pending = true;
@@ -318,8 +358,10 @@ struct Engine::Impl {
   int64_t offers = 0;
   int64_t lns_rounds = 0;
   int64_t lns_improvements = 0;
-  int64_t lns_failures = 0;           // regions in a row that found nothing
-  int64_t relinks = 0;                // improvements by recombination
+  int64_t lns_failures = 0;   // regions in a row that found nothing
+  int64_t relinks = 0;        // improvements by recombination
+  int64_t pair_attempts = 0;  // exact solves of component pairs
+  int64_t pair_improvements = 0;
   std::vector<int32_t> last_decoded;  // the last Lagrangian round's plan
   double lns_spent = 0;
   double lag_spent = 0;
@@ -412,6 +454,8 @@ std::string Engine::stats_json() const {
   j["lns_rounds"] = s.lns_rounds;
   j["lns_improvements"] = s.lns_improvements;
   j["relinks"] = s.relinks;
+  j["pair_attempts"] = s.pair_attempts;
+  j["pair_improvements"] = s.pair_improvements;
   if (s.expand_mismatches > 0) j["expand_mismatches"] = s.expand_mismatches;
   j["presolve"] = nlohmann::ordered_json::parse(s.pre.stats().json());
   return j.dump();

@@ -11,10 +11,16 @@
 #include "core/search/exhaustive.h"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
+
+#include "core/search/message_passing.h"
 
 namespace shardlab {
 namespace {
+
+// Message-passing sweeps that tighten the costs before the search.
+constexpr int32_t kReparametriseSweeps = 10;
 
 class Exhaustive {
  public:
@@ -66,14 +72,6 @@ class Exhaustive {
         }
       }
     }
-    // later_edges_[d]: sum of edge minima over edges whose ends both sit at
-    // positions > d.
-    later_edges_.assign(n + 1, 0);
-    for (int32_t e = 0; e < m; ++e) {
-      const int32_t first = std::min(position_[core.edge_u[e]], position_[core.edge_v[e]]);
-      if (first >= 1) later_edges_[first - 1] += std::min(edge_min_[e], kForbidden / 1024);
-    }
-    for (int32_t d = n - 1; d >= 0; --d) later_edges_[d] += later_edges_[d + 1];
     // Memory: load(t) = assigned usage + lightest usage of unassigned nodes.
     load_.assign(core.num_times(), 0);
     seg_min_.assign(core.num_terms(), 0);
@@ -119,16 +117,29 @@ class Exhaustive {
   // are not yet fully assigned, given positions < d assigned (position d is
   // the node being branched on and is accounted for by the caller).
   int64_t bound_after(int32_t d) const {
-    int64_t total = later_edges_[d];
+    int64_t total = 0;
     for (int32_t p = d + 1; p < static_cast<int32_t>(order_.size()); ++p) {
       const int32_t y = order_[p];
       int64_t best = kForbidden;
+      room_.clear();
+      for (int32_t i = c_.term_begin[y]; i < c_.term_begin[y + 1]; ++i) {
+        int64_t room = INT64_MAX;
+        for (int32_t t = c_.term_lo[i]; t < c_.term_hi[i]; ++t) {
+          room = std::min(room, c_.capacity[t] - load_[t]);
+        }
+        room_.push_back(room + seg_min_[i]);
+      }
       for (int32_t s = 0; s < c_.num_strategies(y); ++s) {
+        if (!fits_room(y, s)) continue;
         int64_t v = c_.node_cost(y, s);
         for (int32_t i = c_.adj_begin[y]; i < c_.adj_begin[y + 1] && v < kForbidden; ++i) {
           const int32_t e = c_.adj_edge[i];
           const int32_t z = c_.other(e, y);
-          if (position_[z] < d) v += c_.edge_cost_from(e, y, s, plan_[z]);
+          if (position_[z] < d) {
+            v += c_.edge_cost_from(e, y, s, plan_[z]);
+          } else if (position_[z] > p) {
+            v += row_min_[2 * e + (c_.edge_u[e] == y ? 0 : 1)][s];
+          }
         }
         best = std::min(best, v);
       }
@@ -136,6 +147,16 @@ class Exhaustive {
       total += best;
     }
     return total;
+  }
+
+  // Whether strategy s of y fits the rooms computed for y's terms (its
+  // usage on every term at most the capacity left with every other
+  // unassigned node at its lightest).
+  bool fits_room(int32_t y, int32_t s) const {
+    for (int32_t i = c_.term_begin[y], j = 0; i < c_.term_begin[y + 1]; ++i, ++j) {
+      if (c_.term_use(i, s) > room_[j]) return false;
+    }
+    return true;
   }
 
   bool assign_usage(int32_t x, int32_t s, int64_t sign) {
@@ -206,15 +227,58 @@ class Exhaustive {
   std::vector<int32_t> position_;
   std::vector<int64_t> edge_min_;
   std::vector<std::vector<int64_t>> row_min_;
-  std::vector<int64_t> later_edges_;
   std::vector<int64_t> load_;
   std::vector<int64_t> seg_min_;
+  mutable std::vector<int64_t> room_;  // per term of the node being bounded
   std::vector<int32_t> plan_;
   std::vector<int32_t> best_plan_;
   int64_t best_cost_ = 0;
   int64_t nodes_ = 0;
   bool aborted_ = false;
 };
+
+// A copy of the core with its costs moved by a few sweeps of message
+// passing: unary'(x, s) = unary + m(e, side)(s) and edge'(a, b) = edge -
+// m(e, 0)(a) - m(e, 1)(b) for integer messages (the floors of the double
+// ones), so every plan keeps exactly its total while the per-node minima
+// that the bound adds up carry most of the edge costs (a message-passing
+// counterpart of soft arc consistency). Each edge gets its own matrix.
+CoreModel reparametrised(const CoreModel& core) {
+  CoreModel out = core;
+  if (core.num_edges() == 0) return out;
+  MessagePassing mp(core);
+  mp.set_unary(std::vector<double>(core.unary.begin(), core.unary.end()));
+  mp.run(kReparametriseSweeps);
+  const std::vector<double>& m = mp.messages();
+  // Messages as integers; huge ones (rows that are all forbidden) stay 0.
+  auto message = [&](int64_t i) {
+    const double v = std::floor(m[i]);
+    return std::abs(v) < 1e15 ? static_cast<int64_t>(v) : int64_t{0};
+  };
+  out.matrix_begin.assign(1, 0);
+  out.matrix_cost.clear();
+  for (int32_t e = 0; e < core.num_edges(); ++e) {
+    const int32_t u = core.edge_u[e];
+    const int32_t v = core.edge_v[e];
+    const int32_t rows = core.num_strategies(u);
+    const int32_t cols = core.num_strategies(v);
+    const int64_t mu = mp.message_begin(e, 0);
+    const int64_t mv = mp.message_begin(e, 1);
+    const int64_t* table = core.edge_costs(e);
+    for (int32_t a = 0; a < rows; ++a) {
+      for (int32_t b = 0; b < cols; ++b) {
+        const int64_t c = table[static_cast<int64_t>(a) * cols + b];
+        out.matrix_cost.push_back(c >= kForbidden ? kForbidden
+                                                  : c - message(mu + a) - message(mv + b));
+      }
+    }
+    out.edge_matrix[e] = e;
+    out.matrix_begin.push_back(static_cast<int64_t>(out.matrix_cost.size()));
+    for (int32_t a = 0; a < rows; ++a) out.unary[core.strategy_begin[u] + a] += message(mu + a);
+    for (int32_t b = 0; b < cols; ++b) out.unary[core.strategy_begin[v] + b] += message(mv + b);
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -229,8 +293,11 @@ ExhaustiveResult solve_exhaustively(const CoreModel& core, int64_t max_nodes,
     }
     return result;
   }
-  Exhaustive search(core, max_nodes);
-  return search.run(incumbent);
+  const CoreModel tightened = reparametrised(core);
+  Exhaustive search(tightened, max_nodes);
+  ExhaustiveResult result = search.run(incumbent);
+  if (result.found) result.cost = evaluate_core(core, result.plan).cost;
+  return result;
 }
 
 }  // namespace shardlab

@@ -31,6 +31,14 @@ class Relink {
   bool recombine(const CoreState& incumbent, const std::vector<int32_t>& other,
                  std::vector<int32_t>* out, int64_t* work);
 
+  // The components of the last recombine() call (all of them, useful or
+  // not): how many, and the nodes of component k.
+  int32_t num_components() const { return static_cast<int32_t>(components_.size()); }
+  std::vector<int32_t> component(int32_t k) const {
+    const Component& c = components_[k];
+    return std::vector<int32_t>(nodes_.begin() + c.first, nodes_.begin() + c.first + c.size);
+  }
+
  private:
   struct Component {
     int64_t delta = 0;  // cost change when taken alone
