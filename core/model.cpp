@@ -123,19 +123,7 @@ Status Problem::finalize() {
     return invalid("the usage limit is negative");
   }
 
-  // Adjacency in CSR form.
-  adj_begin.assign(n + 1, 0);
-  for (int32_t e = 0; e < m; ++e) {
-    ++adj_begin[edge_u[e] + 1];
-    ++adj_begin[edge_v[e] + 1];
-  }
-  for (int32_t v = 0; v < n; ++v) adj_begin[v + 1] += adj_begin[v];
-  adj_edge.assign(adj_begin[n], 0);
-  std::vector<int32_t> fill(adj_begin.begin(), adj_begin.end() - 1);
-  for (int32_t e = 0; e < m; ++e) {
-    adj_edge[fill[edge_u[e]]++] = e;
-    adj_edge[fill[edge_v[e]]++] = e;
-  }
+  build_incidence(n, edge_u, edge_v, &adj_begin, &adj_edge);
 
   // Checkpoints: distinct starts of non-empty intervals.
   checkpoint_time.clear();
@@ -213,6 +201,24 @@ Result<Problem> ProblemBuilder::build() {
   Status status = problem.finalize();
   if (!status.is_ok()) return status;
   return std::move(problem);
+}
+
+void build_incidence(int32_t n, const std::vector<int32_t>& edge_u,
+                     const std::vector<int32_t>& edge_v, std::vector<int32_t>* adj_begin,
+                     std::vector<int32_t>* adj_edge) {
+  const auto m = static_cast<int32_t>(edge_u.size());
+  adj_begin->assign(n + 1, 0);
+  for (int32_t e = 0; e < m; ++e) {
+    ++(*adj_begin)[edge_u[e] + 1];
+    ++(*adj_begin)[edge_v[e] + 1];
+  }
+  for (int32_t v = 0; v < n; ++v) (*adj_begin)[v + 1] += (*adj_begin)[v];
+  adj_edge->assign((*adj_begin)[n], 0);
+  std::vector<int32_t> fill(adj_begin->begin(), adj_begin->end() - 1);
+  for (int32_t e = 0; e < m; ++e) {
+    (*adj_edge)[fill[edge_u[e]]++] = e;
+    (*adj_edge)[fill[edge_v[e]]++] = e;
+  }
 }
 
 }  // namespace shardlab

@@ -73,6 +73,13 @@ struct Problem {
 };
 
 // Builder for tests and generators: node v gets costs/usages (same length).
+// Incident edges of n nodes in CSR form, for Problem and CoreModel alike:
+// the edges of v are adj_edge[adj_begin[v] .. adj_begin[v + 1]), in
+// increasing edge order.
+void build_incidence(int32_t n, const std::vector<int32_t>& edge_u,
+                     const std::vector<int32_t>& edge_v, std::vector<int32_t>* adj_begin,
+                     std::vector<int32_t>* adj_edge);
+
 struct ProblemBuilder {
   Problem problem;
   int32_t add_node(Time lo, Time hi, const std::vector<Cost>& costs,

@@ -1091,20 +1091,7 @@ class PresolveRun {
       core.edge_v.push_back(cv);
       core.edge_matrix.push_back(found);
     }
-    core.adj_begin.assign(n + 1, 0);
-    for (int32_t e = 0; e < core.num_edges(); ++e) {
-      ++core.adj_begin[core.edge_u[e] + 1];
-      ++core.adj_begin[core.edge_v[e] + 1];
-    }
-    for (int32_t x = 0; x < n; ++x) core.adj_begin[x + 1] += core.adj_begin[x];
-    core.adj_edge.assign(core.adj_begin[n], 0);
-    {
-      std::vector<int32_t> fill(core.adj_begin.begin(), core.adj_begin.end() - 1);
-      for (int32_t e = 0; e < core.num_edges(); ++e) {
-        core.adj_edge[fill[core.edge_u[e]]++] = e;
-        core.adj_edge[fill[core.edge_v[e]]++] = e;
-      }
-    }
+    build_incidence(n, core.edge_u, core.edge_v, &core.adj_begin, &core.adj_edge);
 
     // Memory terms (relevant members, usage above their minimum, summed when
     // they cover the same core times) and member maps for restrict_plan().

@@ -48,18 +48,7 @@ RegionCore region_core(const CoreState& state, const std::vector<int32_t>& nodes
     }
     s.matrix_begin.push_back(static_cast<int64_t>(s.matrix_cost.size()));
   }
-  s.adj_begin.assign(n + 1, 0);
-  for (int32_t e = 0; e < s.num_edges(); ++e) {
-    ++s.adj_begin[s.edge_u[e] + 1];
-    ++s.adj_begin[s.edge_v[e] + 1];
-  }
-  for (int32_t i = 0; i < n; ++i) s.adj_begin[i + 1] += s.adj_begin[i];
-  s.adj_edge.assign(s.adj_begin[n], 0);
-  std::vector<int32_t> fill(s.adj_begin.begin(), s.adj_begin.end() - 1);
-  for (int32_t e = 0; e < s.num_edges(); ++e) {
-    s.adj_edge[fill[s.edge_u[e]]++] = e;
-    s.adj_edge[fill[s.edge_v[e]]++] = e;
-  }
+  build_incidence(n, s.edge_u, s.edge_v, &s.adj_begin, &s.adj_edge);
   // Memory: the region's terms as they are; the capacity left by the fixed
   // nodes is the room at each time plus the region's own current usage.
   s.capacity.resize(c.num_times());
