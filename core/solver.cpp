@@ -13,6 +13,7 @@
 #include <cmath>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <span>
 
 #include "core/bound.h"
 #include "core/evaluate.h"
@@ -307,10 +308,11 @@ struct Engine::Impl {
       const size_t a = rng.below(static_cast<uint32_t>(small.size()));
       size_t b = rng.below(static_cast<uint32_t>(small.size() - 1));
       if (b >= a) ++b;
-      std::vector<int32_t> nodes = relink->component(small[a]);
-      const std::vector<int32_t> other = relink->component(small[b]);
-      if (nodes.size() + other.size() > kPairNodes) continue;
-      nodes.insert(nodes.end(), other.begin(), other.end());
+      const std::span<const int32_t> first = relink->component(small[a]);
+      const std::span<const int32_t> second = relink->component(small[b]);
+      if (first.size() + second.size() > kPairNodes) continue;
+      std::vector<int32_t> nodes(first.begin(), first.end());
+      nodes.insert(nodes.end(), second.begin(), second.end());
       ++pair_attempts;
       if (improve_region_exactly(&core_best, nodes, kPairSearchNodes, work)) {
         ++pair_improvements;

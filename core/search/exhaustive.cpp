@@ -55,7 +55,6 @@ class Exhaustive {
     for (int32_t p = 0; p < n; ++p) position_[order_[p]] = p;
     // Cheapest entry per edge and per row of each end.
     const int32_t m = core.num_edges();
-    edge_min_.assign(m, kForbidden);
     row_min_.resize(2 * static_cast<size_t>(m));
     for (int32_t e = 0; e < m; ++e) {
       const int32_t rows = core.num_strategies(core.edge_u[e]);
@@ -66,7 +65,6 @@ class Exhaustive {
       for (int32_t a = 0; a < rows; ++a) {
         for (int32_t b = 0; b < cols; ++b) {
           const int64_t v = t[static_cast<int64_t>(a) * cols + b];
-          edge_min_[e] = std::min(edge_min_[e], v);
           row_min_[2 * e][a] = std::min(row_min_[2 * e][a], v);
           row_min_[2 * e + 1][b] = std::min(row_min_[2 * e + 1][b], v);
         }
@@ -225,7 +223,6 @@ class Exhaustive {
   int64_t max_nodes_;
   std::vector<int32_t> order_;
   std::vector<int32_t> position_;
-  std::vector<int64_t> edge_min_;
   std::vector<std::vector<int64_t>> row_min_;
   std::vector<int64_t> load_;
   std::vector<int64_t> seg_min_;

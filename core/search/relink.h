@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "core/search/core_state.h"
@@ -32,11 +33,11 @@ class Relink {
                  std::vector<int32_t>* out, int64_t* work);
 
   // The components of the last recombine() call (all of them, useful or
-  // not): how many, and the nodes of component k.
+  // not): how many, and the nodes of component k (valid until the next call).
   int32_t num_components() const { return static_cast<int32_t>(components_.size()); }
-  std::vector<int32_t> component(int32_t k) const {
+  std::span<const int32_t> component(int32_t k) const {
     const Component& c = components_[k];
-    return std::vector<int32_t>(nodes_.begin() + c.first, nodes_.begin() + c.first + c.size);
+    return std::span<const int32_t>(nodes_).subspan(c.first, c.size);
   }
 
  private:

@@ -47,6 +47,21 @@ void for_core_plans(const CoreModel& core, uint64_t seed, Visit visit) {
   }
 }
 
+// The most expensive feasible core plan that for_core_plans visits (empty
+// when it sees none): a start that search can improve.
+std::vector<int32_t> worst_feasible_plan(const CoreModel& core, uint64_t seed) {
+  std::vector<int32_t> worst_plan;
+  int64_t worst = -1;
+  for_core_plans(core, seed, [&](const std::vector<int32_t>& plan) {
+    const CoreEvaluation ce = evaluate_core(core, plan);
+    if (ce.feasible() && ce.cost > worst) {
+      worst = ce.cost;
+      worst_plan = plan;
+    }
+  });
+  return worst_plan;
+}
+
 TEST_CASE("presolve round-trips exactly and keeps the optimum") {
   for (uint64_t seed = 1; seed <= kInstances; ++seed) {
     CAPTURE(seed);
@@ -143,15 +158,7 @@ TEST_CASE("block search keeps plans feasible and never makes them worse") {
     const CoreModel& core = pre.core();
     if (core.num_nodes() == 0) continue;
     // Start from the worst feasible core plan we can see cheaply.
-    std::vector<int32_t> start;
-    int64_t worst = -1;
-    for_core_plans(core, seed, [&](const std::vector<int32_t>& plan) {
-      const CoreEvaluation ce = evaluate_core(core, plan);
-      if (ce.feasible() && ce.cost > worst) {
-        worst = ce.cost;
-        start = plan;
-      }
-    });
+    const std::vector<int32_t> start = worst_feasible_plan(core, seed);
     if (start.empty()) continue;
     CoreState state(core, start);
     BlockSearch blocks(core, seed);
@@ -181,16 +188,9 @@ TEST_CASE("an exact region solve finds the cheapest plan that changes only its r
     const CoreModel& core = result.value().core();
     if (core.num_nodes() < 2) continue;
     // The worst feasible plan seen, and a seeded region of 2 to 4 nodes.
-    std::vector<int32_t> start;
-    int64_t worst = -1;
-    for_core_plans(core, seed, [&](const std::vector<int32_t>& plan) {
-      const CoreEvaluation ce = evaluate_core(core, plan);
-      if (ce.feasible() && ce.cost > worst) {
-        worst = ce.cost;
-        start = plan;
-      }
-    });
+    const std::vector<int32_t> start = worst_feasible_plan(core, seed);
     if (start.empty()) continue;
+    const int64_t worst = evaluate_core(core, start).cost;
     Rng rng(seed);
     std::vector<int32_t> region;
     const int32_t want =
