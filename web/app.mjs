@@ -340,7 +340,9 @@ async function boot() {
   }
   if (link) applySettings(link.settings);
   applySettings(queryControls(location.search));
-  app.M = await createShardLab();
+  app.M = await createShardLab().catch((error) => {
+    throw new Error(`the solver could not start: ${error.message || error}`);
+  });
   app.client =
       new SolverClient('worker.js', settings().workers, {onLoadProgress, onImprove, onStats});
   if (link && link.instance) {

@@ -14,10 +14,22 @@ class WorkerHandle {
     this.pending = new Map();
     this.nextId = 1;
     this.ready = new Promise((resolve, reject) => {
-      this.worker.onerror = (event) => reject(new Error(event.message || 'the worker failed'));
+      // A failure outside any request (the worker's script, or its module
+      // failing to start) rejects `ready` and every call still waiting, so
+      // nothing waits forever on a dead worker.
+      const fail = (message) => {
+        const error = new Error(message);
+        reject(error);
+        this.failPending(error);
+      };
+      this.worker.onerror = (event) => {
+        event.preventDefault();
+        fail(`the solver worker failed: ${event.message || 'no reason given'}`);
+      };
       this.worker.onmessage = (event) => {
         const msg = event.data;
         if (msg.type === MSG.READY) return resolve(msg);
+        if (msg.type === MSG.ERROR && msg.id === 0) return fail(msg.message);
         const call = this.pending.get(msg.id);
         if (!call) return;
         if (msg.type === MSG.DONE || msg.type === MSG.ERROR) this.pending.delete(msg.id);
@@ -29,6 +41,7 @@ class WorkerHandle {
           onEvent(this.index, msg, call.op);
       };
     });
+    this.ready.catch(() => {});  // observed by load() and start(); never unhandled
   }
 
   call(op, payload = {}, transfer = []) {
@@ -39,10 +52,14 @@ class WorkerHandle {
     });
   }
 
+  failPending(error) {
+    for (const call of this.pending.values()) call.reject(error);
+    this.pending.clear();
+  }
+
   terminate() {
     this.worker.terminate();
-    for (const call of this.pending.values()) call.reject(new Error('the worker was stopped'));
-    this.pending.clear();
+    this.failPending(new Error('the worker was stopped'));
   }
 }
 

@@ -286,10 +286,18 @@ async function handle(req) {
   }
 }
 
+// A module that cannot start (its wasm missing or refused) is reported once
+// as an error with id 0, and every request then fails with the same message,
+// so the page shows it instead of waiting for a READY that never comes.
+const startFailure = (error) => `the solver could not start: ${error && error.message || error}`;
+booted.catch((error) => postMessage({type: 'error', id: 0, message: startFailure(error)}));
+
 self.onmessage = async (event) => {
-  await booted;
   const req = event.data;
   try {
+    await booted.catch((error) => {
+      throw new Error(startFailure(error));
+    });
     await handle(req);
   } catch (error) {
     postMessage(P.errorReply(req && req.id > 0 ? req.id : 0, error.message || String(error)));

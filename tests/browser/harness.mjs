@@ -55,14 +55,19 @@ export async function launch() {
   return chromium.launch({executablePath: CHROMIUM, args: CHROMIUM_ARGS});
 }
 
-/** A fresh context and page; page errors are collected in page.errors. */
+/**
+ * A fresh context and page; page errors are collected in page.errors.
+ * `prepare(context)` runs before the page opens (routes, for example).
+ */
 export async function openPage(browser, url, {
-  viewport =
-  {
-    width: 1360, height: 1000
-  }
+  viewport = {
+    width: 1360,
+    height: 1000
+  },
+  prepare = null
 } = {}) {
   const context = await browser.newContext({viewport, acceptDownloads: true});
+  if (prepare) await prepare(context);
   const page = await context.newPage();
   page.errors = [];
   page.on('pageerror', (error) => page.errors.push(String(error)));

@@ -209,6 +209,22 @@ test('a malformed file shows the exact error and the page stays usable', async (
   await page.context().close();
 });
 
+test('a solver module that cannot load is reported instead of waited for', async () => {
+  // `first` requests of shardlab.wasm succeed: 0 fails the page's own module,
+  // 1 lets the page start and fails the workers' modules.
+  for (const first of [0, 1]) {
+    let requests = 0;
+    const page = await openPage(browser, `${server.url}#v=2&ex=example.json&t=1`, {
+      prepare: (context) => context.route(
+          '**/shardlab.wasm', (route) => (requests++ < first ? route.continue() : route.abort())),
+    });
+    await waitStatus(page, 'error');
+    assert.equal(await text(page, 'error'), 'the solver could not start: Failed to fetch');
+    assert.ok(requests > first, `the workers asked for the module too (first=${first})`);
+    await page.context().close();
+  }
+});
+
 test('the best plan is kept in IndexedDB across a reload', async () => {
   const page = await openPage(browser, `${server.url}#v=2&ex=example.json&t=2`);
   await waitStatus(page, FINAL);
