@@ -44,7 +44,8 @@ int64_t separable_bound(const CoreModel& core) {
 
 int64_t certify_bound(const CoreModel& core, const std::vector<double>& lambda,
                       const std::vector<double>& messages,
-                      const std::vector<int64_t>& message_begin) {
+                      const std::vector<int64_t>& message_begin,
+                      const std::vector<uint8_t>* allowed, std::vector<int64_t>* forced) {
   const int32_t t_count = core.num_times();
   const bool has_messages = !messages.empty();
   if (has_messages && message_begin.size() != 2 * static_cast<size_t>(core.num_edges()) + 1) {
@@ -70,6 +71,12 @@ int64_t certify_bound(const CoreModel& core, const std::vector<double>& lambda,
   const I128 scale = static_cast<I128>(1) << 32;
   I128 dual = -capacity_term;
   std::vector<I128> rep;
+  // Per strategy: its reparametrised unary minus its node's minimum.
+  std::vector<I128> excess(forced ? core.unary.size() : 0, 0);
+  auto usable = [&](int32_t x, int32_t s) {
+    return core.node_cost(x, s) < kForbidden &&
+           (!allowed || (*allowed)[core.strategy_begin[x] + s] != 0);
+  };
   for (int32_t x = 0; x < core.num_nodes(); ++x) {
     const int32_t k = core.num_strategies(x);
     rep.assign(k, 0);
@@ -86,7 +93,7 @@ int64_t certify_bound(const CoreModel& core, const std::vector<double>& lambda,
     bool any = false;
     I128 best = 0;
     std::vector<uint8_t> ok(k, 1);
-    for (int32_t s = 0; s < k; ++s) ok[s] = core.node_cost(x, s) < kForbidden;
+    for (int32_t s = 0; s < k; ++s) ok[s] = usable(x, s);
     if (has_messages) {
       for (int32_t i = core.adj_begin[x]; i < core.adj_begin[x + 1]; ++i) {
         const int32_t e = core.adj_edge[i];
@@ -101,6 +108,9 @@ int64_t certify_bound(const CoreModel& core, const std::vector<double>& lambda,
     }
     if (!any) return kNoBound;  // no allowed strategy: nothing to bound
     dual += best;
+    if (forced) {
+      for (int32_t s = 0; s < k; ++s) excess[core.strategy_begin[x] + s] = rep[s] - best;
+    }
   }
   for (int32_t e = 0; e < core.num_edges(); ++e) {
     const int32_t rows = core.num_strategies(core.edge_u[e]);
@@ -114,10 +124,13 @@ int64_t certify_bound(const CoreModel& core, const std::vector<double>& lambda,
     }
     bool any = false;
     I128 best = 0;
+    const int32_t u = core.edge_u[e];
+    const int32_t v = core.edge_v[e];
     for (int32_t a = 0; a < rows; ++a) {
+      if (allowed && !(*allowed)[core.strategy_begin[u] + a]) continue;
       for (int32_t b = 0; b < cols; ++b) {
         const int64_t c = m[static_cast<int64_t>(a) * cols + b];
-        if (c >= kForbidden) continue;
+        if (c >= kForbidden || (allowed && !(*allowed)[core.strategy_begin[v] + b])) continue;
         const I128 v = scale * c - m0[a] - m1[b];
         if (!any || v < best) best = v;
         any = true;
@@ -126,10 +139,21 @@ int64_t certify_bound(const CoreModel& core, const std::vector<double>& lambda,
     if (!any) return kNoBound;
     dual += best;
   }
-  const I128 bound = ceil_div(dual, scale);
-  if (bound > static_cast<I128>(INT64_MAX / 2)) return INT64_MAX / 2;
-  if (bound < static_cast<I128>(kNoBound)) return kNoBound;
-  return static_cast<int64_t>(bound);
+  auto clamp = [](I128 b) {
+    if (b > static_cast<I128>(INT64_MAX / 2)) return INT64_MAX / 2;
+    if (b < static_cast<I128>(kNoBound)) return kNoBound;
+    return static_cast<int64_t>(b);
+  };
+  if (forced) {
+    forced->assign(core.unary.size(), kNoBound);
+    for (int32_t x = 0; x < core.num_nodes(); ++x) {
+      for (int32_t s = 0; s < core.num_strategies(x); ++s) {
+        const int64_t i = core.strategy_begin[x] + s;
+        if (usable(x, s)) (*forced)[i] = clamp(ceil_div(dual + excess[i], scale));
+      }
+    }
+  }
+  return clamp(ceil_div(dual, scale));
 }
 
 }  // namespace shardlab

@@ -24,9 +24,16 @@ constexpr int64_t kNoBound = INT64_MIN / 4;
 // while the sum of factor minima bounds the total from below. Costs are
 // integers, so the bound is rounded up. Returns the bound on the core cost (without core.constant),
 // or kNoBound.
+//
+// With `allowed` (one flag per core strategy), the bound covers only the plans
+// made of allowed strategies (a branch of a search). With `forced`, it also
+// fills, per core strategy, a bound on the plans that use that strategy
+// (kNoBound for strategies not allowed): reduced-cost fixing.
 int64_t certify_bound(const CoreModel& core, const std::vector<double>& lambda,
                       const std::vector<double>& messages,
-                      const std::vector<int64_t>& message_begin);
+                      const std::vector<int64_t>& message_begin,
+                      const std::vector<uint8_t>* allowed = nullptr,
+                      std::vector<int64_t>* forced = nullptr);
 
 // The trivial bound: every node and edge at its cheapest entry.
 int64_t separable_bound(const CoreModel& core);

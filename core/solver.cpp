@@ -20,6 +20,7 @@
 #include "core/presolve.h"
 #include "core/rng.h"
 #include "core/search/block_search.h"
+#include "core/search/class_branch.h"
 #include "core/search/core_state.h"
 #include "core/search/exhaustive.h"
 #include "core/search/lagrangian.h"
@@ -55,6 +56,15 @@ constexpr size_t kPairNodes = 24;
 constexpr int64_t kPairSearchNodes = 200000;
 constexpr int32_t kPairTries = 4;
 constexpr int64_t kPairStall = 150;
+
+// The proof search (ClassBranch) runs on engine 0 for cores of at most
+// kProofNodes nodes whose memory binds, once the Lagrangian dual has not
+// improved for kProofStall rounds and the bound is still more than
+// options.proof_gap (relative) below the incumbent; it then takes
+// kProofShare of the work.
+constexpr int32_t kProofNodes = 400;
+constexpr int64_t kProofStall = 50;
+constexpr double kProofShare = 0.75;
 
 // The plan with the least total usage (usage times duration), ties to the
 // cheaper strategy: a memory-friendly start for repair.
@@ -106,6 +116,7 @@ struct Engine::Impl {
     search = std::make_unique<LocalSearch>(core, rng.next());
     blocks = std::make_unique<BlockSearch>(core, rng.next());
     relink = std::make_unique<Relink>(core);
+    proof_enabled = index == 0 && ClassBranch::applicable(core, kProofNodes);
     int64_t work = 50 * mp_entries;
     consider(light_plan(core), &work);
     // Small cores are solved outright: optimal, with a matching bound.
@@ -330,6 +341,34 @@ struct Engine::Impl {
 
   bool proven() const { return known_cost() != INT64_MAX && bound >= known_cost(); }
 
+  bool proof_turn() const {
+    if (!proof_enabled || !have_core_best || lag_stall < kProofStall) return false;
+    if (proof && (proof->over() || proof->full())) return false;
+    const double known = static_cast<double>(known_cost());
+    if (!proof && static_cast<double>(bound) >= known - options.proof_gap * std::abs(known))
+      return false;
+    return proof_spent < kProofShare * (proof_spent + lns_spent + lag_spent);
+  }
+
+  // A stretch of the proof search; its bound (and an optimal leaf plan, if
+  // it ends on one) go to the engine.
+  bool proof_round(int64_t* work) {
+    const CoreModel& core = pre.core();
+    if (!proof) proof = std::make_unique<ClassBranch>(core);
+    proof->run(known_cost() - core.constant, work);
+    bool improved = false;
+    if (proof->over() && !proof->leaf_plan().empty()) {
+      const std::vector<int32_t> plan = proof->leaf_plan();
+      improved = consider(plan, work);
+    }
+    const int64_t b = proof->bound();
+    if (b != kNoBound && b + core.constant > bound) {
+      bound = b + core.constant;
+      improved = true;
+    }
+    return improved;
+  }
+
   const Problem& problem;
   Options options;
   int32_t index;
@@ -340,6 +379,9 @@ struct Engine::Impl {
   std::unique_ptr<LocalSearch> search;
   std::unique_ptr<BlockSearch> blocks;
   std::unique_ptr<Relink> relink;
+  std::unique_ptr<ClassBranch> proof;
+  bool proof_enabled = false;
+  double proof_spent = 0;
   std::vector<int32_t> mixed;  // recombined plans
   std::vector<double> unary;
   std::vector<int64_t> begins;
@@ -395,16 +437,22 @@ bool Engine::step(int64_t work) {
     // one Lagrangian-heavy and one search-heavy engine) that grows while the
     // Lagrangian rounds stop improving the incumbent.
     const double share = s.lns_share();
+    // On small cores with tight memory, engine 0 also runs the proof search.
+    const bool proof_turn = s.proof_turn();
     const bool lns_turn = s.have_core_best && s.lns_spent < share * (s.lns_spent + s.lag_spent);
     const int64_t before_visits = visits;
     bool got = false;
-    if (lns_turn) {
+    if (proof_turn) {
+      got = s.proof_round(&visits);
+    } else if (lns_turn) {
       got = s.lns_round(&visits);
     } else {
       got = s.lagrangian_round(&visits);
     }
     improved = improved || got;
-    (lns_turn ? s.lns_spent : s.lag_spent) += static_cast<double>(before_visits - visits);
+    (proof_turn ? s.proof_spent
+     : lns_turn ? s.lns_spent
+                : s.lag_spent) += static_cast<double>(before_visits - visits);
   }
   if (s.publish()) improved = true;
   return improved;
@@ -458,6 +506,10 @@ std::string Engine::stats_json() const {
   j["relinks"] = s.relinks;
   j["pair_attempts"] = s.pair_attempts;
   j["pair_improvements"] = s.pair_improvements;
+  if (s.proof) {
+    j["proof_expanded"] = s.proof->expanded();
+    j["proof_open"] = s.proof->open_branches();
+  }
   if (s.expand_mismatches > 0) j["expand_mismatches"] = s.expand_mismatches;
   j["presolve"] = nlohmann::ordered_json::parse(s.pre.stats().json());
   return j.dump();

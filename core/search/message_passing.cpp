@@ -108,6 +108,10 @@ void MessagePassing::set_unary(const std::vector<double>& unary) { unary_ = unar
 
 void MessagePassing::reset_messages() { std::fill(msg_.begin(), msg_.end(), 0.0); }
 
+void MessagePassing::set_messages(const std::vector<double>& messages) {
+  if (messages.size() == msg_.size()) msg_ = messages;
+}
+
 void MessagePassing::pull(int32_t e, int to) {
   const int32_t u = core_.edge_u[e];
   const int32_t v = core_.edge_v[e];

@@ -39,6 +39,8 @@ class MessagePassing {
   // Reparametrised unary of node x (size K(x)).
   void reparametrised(int32_t x, std::vector<double>* out) const;
   void reset_messages();
+  // Restores messages saved from messages() (same core; sizes must match).
+  void set_messages(const std::vector<double>& messages);
 
   const std::vector<double>& messages() const { return msg_; }
   int64_t message_begin(int32_t e, int side) const { return msg_begin_[2 * e + side]; }

@@ -1,8 +1,9 @@
 // Property tests on seeded random instances of up to 10 nodes, against brute
 // force: presolve is exact (round trip and same optimum), certified bounds
 // never exceed the optimum, block search never breaks feasibility, exact
-// region solves find the best plan of their region, and the Engine finds the
-// optimum with a matching bound.
+// region solves find the best plan of their region, the class branch and
+// bound proves the optimum, and the Engine finds the optimum with a matching
+// bound.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include "core/evaluate.h"
 #include "core/presolve.h"
 #include "core/search/block_search.h"
+#include "core/search/class_branch.h"
 #include "core/search/exhaustive.h"
 #include "core/search/lagrangian.h"
 #include "core/search/message_passing.h"
@@ -144,6 +146,110 @@ TEST_CASE("certified Lagrangian bounds never exceed the optimum") {
       CHECK(plain + core.constant <= optimum);
     }
   }
+}
+
+// Instances whose cores keep several nodes, with tight memory.
+test::RandomInstanceOptions branch_shape() {
+  test::RandomInstanceOptions shape;
+  shape.min_nodes = 5;
+  shape.forbidden = false;
+  shape.limit_fraction = 0.3;
+  return shape;
+}
+
+TEST_CASE("masked certified bounds hold for every allowed plan, and per strategy") {
+  int64_t checked = 0;
+  for (uint64_t seed = 1; seed <= kInstances; ++seed) {
+    CAPTURE(seed);
+    const Problem p = test::random_instance(seed, branch_shape());
+    Result<Presolved> result = presolve(p);
+    if (!result.is_ok() || result.value().infeasible()) continue;
+    const CoreModel& core = result.value().core();
+    int64_t total = 1;
+    for (int32_t x = 0; x < core.num_nodes() && total <= 4096; ++x) total *= core.num_strategies(x);
+    if (core.num_nodes() == 0 || total > 4096) continue;
+    Rng rng(seed * 31);
+    std::vector<uint8_t> allowed(core.unary.size(), 0);
+    for (int32_t x = 0; x < core.num_nodes(); ++x) {
+      for (int32_t s = 0; s < core.num_strategies(x); ++s) {
+        allowed[core.strategy_begin[x] + s] = rng.below(5) < 3;
+      }
+      allowed[core.strategy_begin[x] + rng.below(core.num_strategies(x))] = 1;
+    }
+    MessagePassing mp(core);
+    Lagrangian lagrangian(core);
+    std::vector<double> lambda(core.num_times());
+    for (double& l : lambda) l = rng.below(3) == 0 ? 0.0 : rng.unit() * 10.0;
+    lagrangian.set_lambda(lambda);
+    std::vector<double> unary;
+    lagrangian.penalised_unary(&unary);
+    mp.set_unary(unary);
+    mp.run(3);
+    std::vector<int64_t> begins;
+    for (int32_t e = 0; e < core.num_edges(); ++e) {
+      begins.push_back(mp.message_begin(e, 0));
+      begins.push_back(mp.message_begin(e, 1));
+    }
+    begins.push_back(static_cast<int64_t>(mp.messages().size()));
+    std::vector<int64_t> forced;
+    const int64_t bound = certify_bound(core, lambda, mp.messages(), begins, &allowed, &forced);
+    const int64_t unmasked = certify_bound(core, lambda, mp.messages(), begins);
+    if (bound == kNoBound) continue;  // a masked node with only forbidden strategies
+    CHECK(bound >= unmasked);         // a branch bound is at least the whole problem's
+    for_core_plans(core, seed, [&](const std::vector<int32_t>& plan) {
+      for (int32_t x = 0; x < core.num_nodes(); ++x) {
+        if (!allowed[core.strategy_begin[x] + plan[x]]) return;
+      }
+      const CoreEvaluation ce = evaluate_core(core, plan);
+      if (!ce.feasible()) return;
+      ++checked;
+      CHECK(bound <= ce.cost);
+      for (int32_t x = 0; x < core.num_nodes(); ++x) {
+        CHECK(forced[core.strategy_begin[x] + plan[x]] <= ce.cost);
+      }
+    });
+  }
+  CHECK(checked >= 300);
+}
+
+TEST_CASE("the class branch and bound proves the brute-force optimum") {
+  int64_t with_incumbent = 0;
+  int64_t without = 0;
+  for (uint64_t seed = 1; seed <= kInstances; ++seed) {
+    CAPTURE(seed);
+    const Problem p = test::random_instance(seed, branch_shape());
+    const int64_t optimum = test::brute_force_optimum(p);
+    if (optimum < 0) continue;
+    Result<Presolved> result = presolve(p);
+    const CoreModel& core = result.value().core();
+    if (core.num_nodes() == 0) continue;
+    // Even seeds know the optimum as their incumbent; odd seeds know nothing.
+    const bool known = seed % 2 == 0;
+    const int64_t incumbent = known ? optimum - core.constant : INT64_MAX / 4;
+    ClassBranch search(core);
+    for (int call = 0; call < 100000 && !search.over() && !search.full(); ++call) {
+      int64_t work = 200000;
+      search.run(incumbent, &work);
+      REQUIRE(search.bound() != kNoBound);
+      CHECK(search.bound() + core.constant <= optimum);
+    }
+    REQUIRE(search.over());
+    CHECK(search.bound() + core.constant == optimum);
+    if (known) {
+      ++with_incumbent;
+      CHECK(search.leaf_plan().empty());  // nothing cheaper than the incumbent
+      CHECK(search.open_branches() == 0);
+    } else {
+      ++without;
+      const std::vector<int32_t> plan = search.leaf_plan();
+      REQUIRE(!plan.empty());
+      const CoreEvaluation ce = evaluate_core(core, plan);
+      CHECK(ce.feasible());
+      CHECK(ce.cost + core.constant == optimum);
+    }
+  }
+  CHECK(with_incumbent >= 20);
+  CHECK(without >= 20);
 }
 
 TEST_CASE("block search keeps plans feasible and never makes them worse") {
