@@ -45,7 +45,9 @@ int64_t separable_bound(const CoreModel& core) {
 int64_t certify_bound(const CoreModel& core, const std::vector<double>& lambda,
                       const std::vector<double>& messages,
                       const std::vector<int64_t>& message_begin,
-                      const std::vector<uint8_t>* allowed, std::vector<int64_t>* forced) {
+                      const std::vector<uint8_t>* allowed, std::vector<int64_t>* forced,
+                      const std::vector<std::vector<int32_t>>* regions, const RegionSolver* solve) {
+  const bool tighten = regions && solve && !regions->empty();
   const int32_t t_count = core.num_times();
   const bool has_messages = !messages.empty();
   if (has_messages && message_begin.size() != 2 * static_cast<size_t>(core.num_edges()) + 1) {
@@ -72,7 +74,8 @@ int64_t certify_bound(const CoreModel& core, const std::vector<double>& lambda,
   I128 dual = -capacity_term;
   std::vector<I128> rep;
   // Per strategy: its reparametrised unary minus its node's minimum.
-  std::vector<I128> excess(forced ? core.unary.size() : 0, 0);
+  std::vector<I128> excess(forced || tighten ? core.unary.size() : 0, 0);
+  std::vector<I128> edge_least(tighten ? core.num_edges() : 0, 0);
   auto usable = [&](int32_t x, int32_t s) {
     return core.node_cost(x, s) < kForbidden &&
            (!allowed || (*allowed)[core.strategy_begin[x] + s] != 0);
@@ -108,7 +111,7 @@ int64_t certify_bound(const CoreModel& core, const std::vector<double>& lambda,
     }
     if (!any) return kNoBound;  // no allowed strategy: nothing to bound
     dual += best;
-    if (forced) {
+    if (forced || tighten) {
       for (int32_t s = 0; s < k; ++s) excess[core.strategy_begin[x] + s] = rep[s] - best;
     }
   }
@@ -138,6 +141,7 @@ int64_t certify_bound(const CoreModel& core, const std::vector<double>& lambda,
     }
     if (!any) return kNoBound;
     dual += best;
+    if (tighten) edge_least[e] = best;
   }
   auto clamp = [](I128 b) {
     if (b > static_cast<I128>(INT64_MAX / 2)) return INT64_MAX / 2;
@@ -151,6 +155,77 @@ int64_t certify_bound(const CoreModel& core, const std::vector<double>& lambda,
         const int64_t i = core.strategy_begin[x] + s;
         if (usable(x, s)) (*forced)[i] = clamp(ceil_div(dual + excess[i], scale));
       }
+    }
+  }
+  if (tighten) {
+    // Region cores in units of 2^-8: residuals shifted right by 24 bits
+    // (rounded down) and capped, both of which only lower them.
+    constexpr int kShift = 24;
+    constexpr int64_t kCap = int64_t{1} << 50;
+    auto units = [&](I128 residual) {
+      const I128 v = residual >> kShift;
+      return static_cast<int64_t>(std::min<I128>(std::max<I128>(v, 0), kCap));
+    };
+    std::vector<int32_t> local(core.num_nodes(), -1);
+    std::vector<std::pair<int64_t, size_t>> gains;  // (least total, region)
+    for (size_t r = 0; r < regions->size(); ++r) {
+      const std::vector<int32_t>& region = (*regions)[r];
+      CoreModel sub;
+      std::vector<std::vector<int32_t>> kept(region.size());
+      sub.strategy_begin.push_back(0);
+      for (size_t i = 0; i < region.size(); ++i) {
+        const int32_t x = region[i];
+        local[x] = static_cast<int32_t>(i);
+        for (int32_t s = 0; s < core.num_strategies(x); ++s) {
+          if (!usable(x, s)) continue;
+          kept[i].push_back(s);
+          sub.unary.push_back(units(excess[core.strategy_begin[x] + s]));
+        }
+        sub.strategy_begin.push_back(static_cast<int32_t>(sub.unary.size()));
+      }
+      sub.matrix_begin.push_back(0);
+      for (int32_t e = 0; e < core.num_edges(); ++e) {
+        const int32_t u = local[core.edge_u[e]];
+        const int32_t v = local[core.edge_v[e]];
+        if (u < 0 || v < 0) continue;
+        const int32_t cols = core.num_strategies(core.edge_v[e]);
+        const int64_t* m = core.edge_costs(e);
+        sub.edge_u.push_back(u);
+        sub.edge_v.push_back(v);
+        sub.edge_matrix.push_back(static_cast<int32_t>(sub.matrix_begin.size()) - 1);
+        for (int32_t a : kept[u]) {
+          const I128 row = has_messages ? message(message_begin[2 * e] + a) : 0;
+          for (int32_t b : kept[v]) {
+            const int64_t c = m[static_cast<int64_t>(a) * cols + b];
+            if (c >= kForbidden) {
+              sub.matrix_cost.push_back(kForbidden);
+              continue;
+            }
+            const I128 col = has_messages ? message(message_begin[2 * e + 1] + b) : 0;
+            sub.matrix_cost.push_back(units(scale * c - row - col - edge_least[e]));
+          }
+        }
+        sub.matrix_begin.push_back(static_cast<int64_t>(sub.matrix_cost.size()));
+      }
+      for (int32_t x : region) local[x] = -1;
+      build_incidence(sub.num_nodes(), sub.edge_u, sub.edge_v, &sub.adj_begin, &sub.adj_edge);
+      sub.term_begin.assign(sub.num_nodes() + 1, 0);
+      sub.term_usage_begin.push_back(0);
+      const int64_t least = (*solve)(sub);
+      if (least > 0) gains.push_back({least, r});
+    }
+    // The regions' gains add up when they share no node: greedily, largest first.
+    std::sort(gains.begin(), gains.end(), [](const auto& a, const auto& b) {
+      return a.first > b.first || (a.first == b.first && a.second < b.second);
+    });
+    std::vector<uint8_t> taken(core.num_nodes(), 0);
+    for (const auto& [least, r] : gains) {
+      const std::vector<int32_t>& region = (*regions)[r];
+      bool free = true;
+      for (int32_t x : region) free = free && !taken[x];
+      if (!free) continue;
+      for (int32_t x : region) taken[x] = 1;
+      dual += static_cast<I128>(least) << kShift;
     }
   }
   return clamp(ceil_div(dual, scale));

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "core/presolve.h"
@@ -29,11 +30,22 @@ constexpr int64_t kNoBound = INT64_MIN / 4;
 // made of allowed strategies (a branch of a search). With `forced`, it also
 // fills, per core strategy, a bound on the plans that use that strategy
 // (kNoBound for strategies not allowed): reduced-cost fixing.
+//
+// With candidate `regions` (sets of distinct nodes) and `solve`, the bound is
+// also tightened: the part of the reparametrised problem inside a region
+// (its nodes' and inner edges' costs above their minima, rounded down to
+// units of 2^-8) becomes a small core of its own, `solve` returns the least
+// total it proves for it (0 when it cannot), and the gains of regions that
+// share no node add to the dual (greedily, largest first). The forced
+// bounds do not include these gains.
+using RegionSolver = std::function<int64_t(const CoreModel& region)>;
 int64_t certify_bound(const CoreModel& core, const std::vector<double>& lambda,
                       const std::vector<double>& messages,
                       const std::vector<int64_t>& message_begin,
                       const std::vector<uint8_t>* allowed = nullptr,
-                      std::vector<int64_t>* forced = nullptr);
+                      std::vector<int64_t>* forced = nullptr,
+                      const std::vector<std::vector<int32_t>>* regions = nullptr,
+                      const RegionSolver* solve = nullptr);
 
 // The trivial bound: every node and edge at its cheapest entry.
 int64_t separable_bound(const CoreModel& core);

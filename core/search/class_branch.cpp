@@ -7,18 +7,21 @@
 #include <queue>
 
 #include "core/bound.h"
+#include "core/search/exhaustive.h"
 #include "core/search/message_passing.h"
 
 namespace shardlab {
 namespace {
 
-constexpr int32_t kIterations = 10;    // message-passing sweeps per round
-constexpr int32_t kRounds = 20;        // multiplier rounds per branch
-constexpr int32_t kExpandRounds = 60;  // the same, cold, when a branch is expanded
-constexpr int32_t kFixingPasses = 3;   // reduced-cost fixing passes per branch
-constexpr size_t kMaxOpen = 20000;     // open branches kept (memory cap)
-constexpr double kTightShare = 0.5;    // capacity <= this share of the peak: tight
-constexpr double kMaxMaskCost = 1e14;  // masks above this lose too much precision
+constexpr int32_t kIterations = 10;        // message-passing sweeps per round
+constexpr int32_t kRounds = 20;            // multiplier rounds per branch
+constexpr int32_t kExpandRounds = 60;      // the same, cold, when a branch is expanded
+constexpr int32_t kFixingPasses = 3;       // reduced-cost fixing passes per branch
+constexpr size_t kMaxOpen = 20000;         // open branches kept (memory cap)
+constexpr double kTightShare = 0.5;        // capacity <= this share of the peak: tight
+constexpr double kMaxMaskCost = 1e14;      // masks above this lose too much precision
+constexpr size_t kRegionNodes = 10;        // nodes per tightening region
+constexpr int64_t kRegionSearch = 200000;  // search nodes per region solve
 
 struct Branch {
   int64_t bound = 0;
@@ -140,6 +143,23 @@ struct ClassBranch::Impl {
     }
     begins.push_back(static_cast<int64_t>(mp.messages().size()));
     mask_cost = std::min(cost_ceiling(core), kMaxMaskCost);
+    // Tightening regions: from every node, the first kRegionNodes nodes met
+    // breadth-first.
+    for (int32_t seed = 0; seed < core.num_nodes(); ++seed) {
+      std::vector<int32_t> region = {seed};
+      std::vector<uint8_t> in(core.num_nodes(), 0);
+      in[seed] = 1;
+      for (size_t i = 0; i < region.size() && region.size() < kRegionNodes; ++i) {
+        const int32_t x = region[i];
+        for (int32_t j = core.adj_begin[x]; j < core.adj_begin[x + 1]; ++j) {
+          const int32_t y = core.other(core.adj_edge[j], x);
+          if (in[y] || region.size() >= kRegionNodes) continue;
+          in[y] = 1;
+          region.push_back(y);
+        }
+      }
+      if (region.size() >= 2) regions.push_back(std::move(region));
+    }
   }
 
   ~Impl() {
@@ -384,7 +404,22 @@ struct ClassBranch::Impl {
       delete node;
       return;
     }
-    const int64_t node_bound = std::max(node->bound, fresh);
+    // Exact solves of small regions of the reparametrised branch: where its
+    // relaxation is not tight, they close most of the gap.
+    int64_t* budget = work;
+    const RegionSolver solve = [budget](const CoreModel& region) {
+      const ExhaustiveResult exact = solve_exhaustively(region, kRegionSearch);
+      *budget -= 16 * exact.nodes;
+      return exact.complete && exact.found ? exact.cost : int64_t{0};
+    };
+    *work -= 3 * entries;
+    const int64_t tightened = certify_bound(core, node->lambda, mp.messages(), begins,
+                                            &node->allowed, nullptr, &regions, &solve);
+    if (tightened >= ub) {
+      delete node;
+      return;
+    }
+    const int64_t node_bound = std::max({node->bound, fresh, tightened});
     // Children: the usage classes of the first item with two or more, or
     // else the decoded strategy of the node with most strategies against
     // its other strategies.
@@ -504,9 +539,10 @@ struct ClassBranch::Impl {
   MessagePassing mp;
   std::vector<double> unary = std::vector<double>(core.unary.size(), 0.0);
   std::vector<int64_t> begins;
-  std::vector<uint8_t> binding;  // per core time: can the memory bind there
-  std::vector<int32_t> cls;      // per core strategy: its usage class
-  std::vector<int32_t> items;    // nodes with two or more classes, widest first
+  std::vector<uint8_t> binding;               // per core time: can the memory bind there
+  std::vector<int32_t> cls;                   // per core strategy: its usage class
+  std::vector<int32_t> items;                 // nodes with two or more classes, widest first
+  std::vector<std::vector<int32_t>> regions;  // tightening regions
   int64_t entries = 1;
   double mask_cost = 1e12;
   int64_t ub = INT64_MAX / 2;

@@ -157,8 +157,9 @@ test::RandomInstanceOptions branch_shape() {
   return shape;
 }
 
-TEST_CASE("masked certified bounds hold for every allowed plan, and per strategy") {
+TEST_CASE("masked and region-tightened certified bounds hold for every allowed plan") {
   int64_t checked = 0;
+  int64_t tightened = 0;
   for (uint64_t seed = 1; seed <= kInstances; ++seed) {
     CAPTURE(seed);
     const Problem p = test::random_instance(seed, branch_shape());
@@ -196,6 +197,25 @@ TEST_CASE("masked certified bounds hold for every allowed plan, and per strategy
     const int64_t unmasked = certify_bound(core, lambda, mp.messages(), begins);
     if (bound == kNoBound) continue;  // a masked node with only forbidden strategies
     CHECK(bound >= unmasked);         // a branch bound is at least the whole problem's
+    // Tightened by exact solves of overlapping regions (each node and its
+    // first neighbours): never below the plain bound, never above a plan.
+    std::vector<std::vector<int32_t>> regions;
+    for (int32_t x = 0; x < core.num_nodes(); ++x) {
+      std::vector<int32_t> region = {x};
+      for (int32_t j = core.adj_begin[x]; j < core.adj_begin[x + 1] && region.size() < 4; ++j) {
+        const int32_t y = core.other(core.adj_edge[j], x);
+        if (std::find(region.begin(), region.end(), y) == region.end()) region.push_back(y);
+      }
+      regions.push_back(region);
+    }
+    const RegionSolver solve = [](const CoreModel& region) {
+      const ExhaustiveResult exact = solve_exhaustively(region, 100000);
+      return exact.complete && exact.found ? exact.cost : int64_t{0};
+    };
+    const int64_t tight =
+        certify_bound(core, lambda, mp.messages(), begins, &allowed, nullptr, &regions, &solve);
+    CHECK(tight >= bound);
+    if (tight > bound) ++tightened;
     for_core_plans(core, seed, [&](const std::vector<int32_t>& plan) {
       for (int32_t x = 0; x < core.num_nodes(); ++x) {
         if (!allowed[core.strategy_begin[x] + plan[x]]) return;
@@ -204,12 +224,14 @@ TEST_CASE("masked certified bounds hold for every allowed plan, and per strategy
       if (!ce.feasible()) return;
       ++checked;
       CHECK(bound <= ce.cost);
+      CHECK(tight <= ce.cost);
       for (int32_t x = 0; x < core.num_nodes(); ++x) {
         CHECK(forced[core.strategy_begin[x] + plan[x]] <= ce.cost);
       }
     });
   }
   CHECK(checked >= 300);
+  CHECK(tightened >= 10);
 }
 
 TEST_CASE("the class branch and bound proves the brute-force optimum") {
