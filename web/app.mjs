@@ -233,10 +233,11 @@ async function start() {
   if (app.client.count !== s.workers) app.client.resize(s.workers);
   app.stopReason = null;
   setStatus('solving');
+  // The best plan so far is carried into the run inside client.start, so a
+  // stop pressed while it is being offered still reaches the run.
   const best = app.client.best;
   try {
-    if (best) await app.client.offer(best.plan, best.cost);
-    app.solving = app.client.start(options, s.timeS);
+    app.solving = app.client.start(options, s.timeS, best);
     await app.solving;
     setStatus(app.stopReason || 'done');
   } catch (error) {

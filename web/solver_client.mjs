@@ -77,7 +77,8 @@ export class SolverClient {
     this.url = workerUrl;
     this.handlers = handlers;
     this.workers = [];
-    this.model = null;  // exported fields, kept for workers added later
+    this.model = null;       // exported fields, kept for workers added later
+    this.stopAsked = false;  // stop() was called since the last start()
     this.reset();
     this.resize(count);
   }
@@ -167,9 +168,16 @@ export class SolverClient {
   /**
    * Runs every engine until timeLimitS of solving time (counted across
    * resumes), a stop, or until all are finished. Resolves to the reasons.
+   * carry ({plan, cost}, optional) is offered to every engine first. A stop
+   * that comes while that offer or a worker's start-up is still pending is
+   * kept: no engine is started, and every reason is 'stopped'. (A worker
+   * ignores a STOP that arrives before its START.)
    */
-  async start(options, timeLimitS) {
+  async start(options, timeLimitS, carry = null) {
+    this.stopAsked = false;
+    if (carry) await this.offer(carry.plan, carry.cost);
     await Promise.all(this.workers.map((w) => w.loaded || w.ready));
+    if (this.stopAsked) return this.workers.map(() => 'stopped');
     const baseS = this.elapsedS;
     const limit = baseS >= timeLimitS ? baseS + timeLimitS : timeLimitS;
     const runs = this.workers.map((handle, index) => handle.call(OP.START, {
@@ -184,6 +192,7 @@ export class SolverClient {
   }
 
   stop() {
+    this.stopAsked = true;
     return Promise.all(this.workers.map((w) => w.call(OP.STOP)));
   }
 

@@ -1,0 +1,107 @@
+// Unit tests of web/solver_client.mjs against fake workers that speak the
+// protocol: a stop must reach the run however early it comes. A real worker
+// ignores a STOP that arrives before its START, so a stop pressed while the
+// carried plan is being offered, or while a worker is still starting, used
+// to be lost and the run went on to its time limit.
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import {test} from 'node:test';
+import {pathToFileURL} from 'node:url';
+
+const WEB = path.resolve(process.env.SHARDLAB_SOURCE_DIR || '.', 'web');
+const {MSG, OP, reply} = await import(pathToFileURL(path.join(WEB, 'protocol.mjs')).href);
+
+// Each fake records the ops it receives. READY comes after readyMs; OFFER is
+// answered after offerMs; START runs until a STOP that arrives after it.
+const fakes = [];
+const timing = {
+  readyMs: 0,
+  offerMs: 0
+};
+
+class FakeWorker {
+  constructor(url) {
+    this.url = url;
+    this.ops = [];
+    this.running = null;  // the id of the START being served
+    fakes.push(this);
+    setTimeout(() => this.send(reply(MSG.READY, 0)), timing.readyMs);
+  }
+
+  send(msg) {
+    if (this.onmessage) this.onmessage({data: msg});
+  }
+
+  postMessage(req) {
+    this.ops.push(req.op);
+    if (req.op === OP.OFFER) {
+      setTimeout(() => this.send(reply(MSG.DONE, req.id, {accepted: true})), timing.offerMs);
+    } else if (req.op === OP.START) {
+      this.running = req.id;
+    } else if (req.op === OP.STOP) {
+      const run = this.running;
+      this.running = null;
+      if (run !== null) this.send(reply(MSG.DONE, run, {reason: 'stopped', elapsedS: 1}));
+      this.send(reply(MSG.DONE, req.id, {wasRunning: run !== null}));
+    }
+  }
+
+  terminate() {}
+}
+
+globalThis.Worker = FakeWorker;
+const {SolverClient} = await import(pathToFileURL(path.join(WEB, 'solver_client.mjs')).href);
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+// The run's reasons, or a failure naming the case if it is still running.
+function settle(run, what) {
+  let timer;
+  const late = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: the run was not stopped`)), 2000);
+  });
+  return Promise.race([run, late]).finally(() => clearTimeout(timer));
+}
+
+function fresh(count, readyMs, offerMs) {
+  fakes.length = 0;
+  Object.assign(timing, {readyMs, offerMs});
+  return new SolverClient('worker.js', count);
+}
+
+test('a stop while the carried plan is being offered starts no engine', async () => {
+  const client = fresh(2, 0, 200);
+  await Promise.all(client.workers.map((w) => w.ready));
+  const run = client.start({seed: 1}, 600, {plan: Int32Array.of(0, 1, 2), cost: '10'});
+  await sleep(20);
+  assert.deepEqual(fakes.map((f) => f.ops), [[OP.OFFER], [OP.OFFER]]);
+  await client.stop();
+  assert.deepEqual(await settle(run, 'stop during the offer'), ['stopped', 'stopped']);
+  assert.ok(fakes.every((f) => !f.ops.includes(OP.START)), 'no START was sent');
+  assert.equal(client.best.cost, '10', 'the carried plan is kept');
+});
+
+test('a stop while the workers are starting up starts no engine', async () => {
+  const client = fresh(2, 200, 0);
+  const run = client.start({seed: 1}, 600);
+  await sleep(20);
+  await client.stop();
+  assert.deepEqual(await settle(run, 'stop before ready'), ['stopped', 'stopped']);
+  assert.ok(fakes.every((f) => !f.ops.includes(OP.START)), 'no START was sent');
+});
+
+test('a stop after the engines started ends their runs, and a new start runs again', async () => {
+  const client = fresh(2, 0, 0);
+  const run = client.start({seed: 1}, 600);
+  await sleep(20);
+  assert.ok(fakes.every((f) => f.running !== null), 'both engines run');
+  await client.stop();
+  assert.deepEqual(await settle(run, 'stop while running'), ['stopped', 'stopped']);
+  assert.equal(client.elapsedS, 1);
+  // The earlier stop must not cancel the next run.
+  const again = client.start({seed: 1}, 600);
+  await sleep(20);
+  assert.ok(fakes.every((f) => f.running !== null), 'a later start runs the engines');
+  await client.stop();
+  assert.deepEqual(await settle(again, 'second stop'), ['stopped', 'stopped']);
+});
