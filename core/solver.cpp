@@ -224,7 +224,7 @@ struct Engine::Impl {
       ++certifications;
       *work -= 3 * mp_entries;
       const int64_t certified =
-          certify_bound(core, lagrangian->lambda(), mp->messages(), message_begins());
+          certify_bound(core, lagrangian->lambda(), mp->messages(), mp->message_begins());
       if (certified != kNoBound && certified + core.constant > bound) {
         bound = certified + core.constant;
         improved = true;
@@ -248,18 +248,6 @@ struct Engine::Impl {
         known != INT64_MAX ? static_cast<double>(known - core.constant) : std::abs(dual) * 1.1 + 1;
     lagrangian->update(plan, dual, target);
     return improved;
-  }
-
-  const std::vector<int64_t>& message_begins() {
-    if (begins.empty()) {
-      const CoreModel& core = pre.core();
-      for (int32_t e = 0; e < core.num_edges(); ++e) {
-        begins.push_back(mp->message_begin(e, 0));
-        begins.push_back(mp->message_begin(e, 1));
-      }
-      begins.push_back(static_cast<int64_t>(mp->messages().size()));
-    }
-    return begins;
   }
 
   // Block search on the incumbent: regions grown from random nodes, with
@@ -384,7 +372,6 @@ struct Engine::Impl {
   double proof_spent = 0;
   std::vector<int32_t> mixed;  // recombined plans
   std::vector<double> unary;
-  std::vector<int64_t> begins;
   Incumbent best;
   CoreState core_best;
   bool have_core_best = false;

@@ -137,11 +137,6 @@ struct ClassBranch::Impl {
       entries += static_cast<int64_t>(core.num_strategies(core.edge_u[e])) *
                  core.num_strategies(core.edge_v[e]);
     }
-    for (int32_t e = 0; e < core.num_edges(); ++e) {
-      begins.push_back(mp.message_begin(e, 0));
-      begins.push_back(mp.message_begin(e, 1));
-    }
-    begins.push_back(static_cast<int64_t>(mp.messages().size()));
     mask_cost = std::min(cost_ceiling(core), kMaxMaskCost);
     // Tightening regions: from every node, the first kRegionNodes nodes met
     // breadth-first.
@@ -277,7 +272,7 @@ struct ClassBranch::Impl {
       *work -= 3 * entries;
       std::vector<int64_t> forced;
       const int64_t now =
-          certify_bound(core, b->lambda, mp.messages(), begins, &b->allowed, &forced);
+          certify_bound(core, b->lambda, mp.messages(), mp.message_begins(), &b->allowed, &forced);
       best = std::max(best, now);
       if (best >= ub) return best;
       bool removed = false;
@@ -329,8 +324,8 @@ struct ClassBranch::Impl {
         stall = 0;
         if (dual > static_cast<double>(certified) + 0.5) {
           *work -= 3 * entries;
-          certified =
-              std::max(certified, certify_bound(core, lambda, mp.messages(), begins, &b->allowed));
+          certified = std::max(certified, certify_bound(core, lambda, mp.messages(),
+                                                        mp.message_begins(), &b->allowed));
           if (certified >= ub) return certified;
         }
       } else if (++stall > 3) {
@@ -413,7 +408,7 @@ struct ClassBranch::Impl {
       return exact.complete && exact.found ? exact.cost : int64_t{0};
     };
     *work -= 3 * entries;
-    const int64_t tightened = certify_bound(core, node->lambda, mp.messages(), begins,
+    const int64_t tightened = certify_bound(core, node->lambda, mp.messages(), mp.message_begins(),
                                             &node->allowed, nullptr, &regions, &solve);
     if (tightened >= ub) {
       delete node;
@@ -538,7 +533,6 @@ struct ClassBranch::Impl {
   const CoreModel& core;
   MessagePassing mp;
   std::vector<double> unary = std::vector<double>(core.unary.size(), 0.0);
-  std::vector<int64_t> begins;
   std::vector<uint8_t> binding;               // per core time: can the memory bind there
   std::vector<int32_t> cls;                   // per core strategy: its usage class
   std::vector<int32_t> items;                 // nodes with two or more classes, widest first

@@ -44,6 +44,9 @@ class MessagePassing {
 
   const std::vector<double>& messages() const { return msg_; }
   int64_t message_begin(int32_t e, int side) const { return msg_begin_[2 * e + side]; }
+  // Where each edge side's messages begin in messages(), 2 per edge, then
+  // messages().size(): the layout certify_bound takes.
+  const std::vector<int64_t>& message_begins() const { return msg_begin_; }
   int64_t sweeps() const { return sweeps_; }
 
  private:

@@ -123,12 +123,7 @@ TEST_CASE("certified Lagrangian bounds never exceed the optimum") {
     MessagePassing mp(core);
     Lagrangian lagrangian(core);
     Rng rng(seed * 77);
-    std::vector<int64_t> begins;
-    for (int32_t e = 0; e < core.num_edges(); ++e) {
-      begins.push_back(mp.message_begin(e, 0));
-      begins.push_back(mp.message_begin(e, 1));
-    }
-    begins.push_back(static_cast<int64_t>(mp.messages().size()));
+    const std::vector<int64_t>& begins = mp.message_begins();
     std::vector<double> unary;
     for (int round = 0; round < 8; ++round) {
       // Arbitrary (also silly) multipliers must stay valid.
@@ -186,12 +181,7 @@ TEST_CASE("masked and region-tightened certified bounds hold for every allowed p
     lagrangian.penalised_unary(&unary);
     mp.set_unary(unary);
     mp.run(3);
-    std::vector<int64_t> begins;
-    for (int32_t e = 0; e < core.num_edges(); ++e) {
-      begins.push_back(mp.message_begin(e, 0));
-      begins.push_back(mp.message_begin(e, 1));
-    }
-    begins.push_back(static_cast<int64_t>(mp.messages().size()));
+    const std::vector<int64_t>& begins = mp.message_begins();
     std::vector<int64_t> forced;
     const int64_t bound = certify_bound(core, lambda, mp.messages(), begins, &allowed, &forced);
     const int64_t unmasked = certify_bound(core, lambda, mp.messages(), begins);

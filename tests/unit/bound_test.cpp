@@ -40,12 +40,7 @@ TEST_CASE("message passing with multipliers reaches the example's optimum as a b
   const CoreModel& core = pre.core();
   MessagePassing mp(core);
   Lagrangian lagrangian(core);
-  std::vector<int64_t> begins;
-  for (int32_t e = 0; e < core.num_edges(); ++e) {
-    begins.push_back(mp.message_begin(e, 0));
-    begins.push_back(mp.message_begin(e, 1));
-  }
-  begins.push_back(static_cast<int64_t>(mp.messages().size()));
+  const std::vector<int64_t>& begins = mp.message_begins();
   int64_t best = kNoBound;
   std::vector<double> unary;
   for (int round = 0; round < 200; ++round) {
