@@ -5,11 +5,11 @@
 // Call chain:
 //   web/app.mjs (page) ── web/solver_client.mjs ── postMessage ──> web/worker.js
 //     worker.js: Loader.feed()/finish()  ─┐          (one Engine per worker)
-//                ModelImport (typed arrays)├─> bindings.cpp ─> core/io.h, model.h
-//                Engine.step()/offer()    ─┘                   core/solver.h
+//                ModelImport (typed arrays)├─> bindings.cpp ─> core/sharding/io.h, model.h
+//                Engine.step()/offer()    ─┘                   core/sharding/solver.h
 //     worker.js: quickPlan() first, while the Engine is not built yet
 //   web/app.mjs also holds its own Model for the views: evaluatePlan(),
-//   usageProfile(), liveNodesAt(), resultJson() ─> core/evaluate.h, result.h
+//   usageProfile(), liveNodesAt(), resultJson() ─> core/sharding/evaluate.h, result.h
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 #include <malloc.h>
@@ -20,14 +20,14 @@
 #include <string>
 #include <vector>
 
-#include "core/evaluate.h"
-#include "core/io.h"
-#include "core/model.h"
-#include "core/options.h"
-#include "core/result.h"
-#include "core/search/greedy.h"
 #include "core/sha256.h"
-#include "core/solver.h"
+#include "core/sharding/evaluate.h"
+#include "core/sharding/io.h"
+#include "core/sharding/model.h"
+#include "core/sharding/options.h"
+#include "core/sharding/result.h"
+#include "core/sharding/search/greedy.h"
+#include "core/sharding/solver.h"
 #include "core/version.h"
 #include "wasm/model_fields.h"
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "core/model.h"
 #include "core/sha256.h"
+#include "core/sharding/model.h"
 
 namespace shardlab::web {
 

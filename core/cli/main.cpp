@@ -14,11 +14,11 @@
 #include <string>
 #include <vector>
 
-#include "core/evaluate.h"
-#include "core/io.h"
-#include "core/options.h"
-#include "core/result.h"
-#include "core/solver.h"
+#include "core/sharding/evaluate.h"
+#include "core/sharding/io.h"
+#include "core/sharding/options.h"
+#include "core/sharding/result.h"
+#include "core/sharding/solver.h"
 #include "core/version.h"
 
 namespace shardlab {

@@ -15,10 +15,10 @@
 #include <string>
 #include <vector>
 
-#include "core/evaluate.h"
-#include "core/io.h"
 #include "core/rng.h"
-#include "core/search/greedy.h"
+#include "core/sharding/evaluate.h"
+#include "core/sharding/io.h"
+#include "core/sharding/search/greedy.h"
 
 namespace shardlab {
 namespace {

@@ -7,8 +7,8 @@
 #include <cstdlib>
 #include <string>
 
-#include "core/evaluate.h"
-#include "core/io.h"
+#include "core/sharding/evaluate.h"
+#include "core/sharding/io.h"
 
 namespace {
 

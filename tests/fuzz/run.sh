@@ -13,5 +13,5 @@ deps="$out/deps-include"
 mkdir -p "$deps"
 ln -sfn /usr/include/nlohmann "$deps/nlohmann"
 clang++-14 -std=gnu++20 -O1 -g -fsanitize=fuzzer,address,undefined -I. -isystem "$deps" \
-  tests/fuzz/reader_fuzz.cpp core/reader.cpp core/model.cpp core/evaluate.cpp -o "$out/reader_fuzz"
+  tests/fuzz/reader_fuzz.cpp core/sharding/reader.cpp core/sharding/model.cpp core/sharding/evaluate.cpp -o "$out/reader_fuzz"
 "$out/reader_fuzz" -max_total_time="$seconds" -max_len=4096 -timeout=5 "$out/corpus"

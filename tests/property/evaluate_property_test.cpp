@@ -3,10 +3,10 @@
 // feasible whenever the least-usage plan is.
 #include <doctest/doctest.h>
 
-#include "core/evaluate.h"
 #include "core/rng.h"
-#include "core/search/greedy.h"
-#include "core/solver.h"
+#include "core/sharding/evaluate.h"
+#include "core/sharding/search/greedy.h"
+#include "core/sharding/solver.h"
 
 namespace shardlab {
 namespace {

@@ -9,8 +9,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/model.h"
 #include "core/rng.h"
+#include "core/sharding/model.h"
 
 namespace shardlab::test {
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "core/rng.h"
-#include "core/segment_tree.h"
+#include "core/sharding/segment_tree.h"
 
 namespace shardlab {
 namespace {

@@ -8,16 +8,16 @@
 
 #include <algorithm>
 
-#include "core/bound.h"
-#include "core/evaluate.h"
-#include "core/presolve.h"
-#include "core/search/block_search.h"
-#include "core/search/class_branch.h"
-#include "core/search/exhaustive.h"
-#include "core/search/lagrangian.h"
-#include "core/search/message_passing.h"
-#include "core/search/region_exact.h"
-#include "core/solver.h"
+#include "core/sharding/bound.h"
+#include "core/sharding/evaluate.h"
+#include "core/sharding/presolve.h"
+#include "core/sharding/search/block_search.h"
+#include "core/sharding/search/class_branch.h"
+#include "core/sharding/search/exhaustive.h"
+#include "core/sharding/search/lagrangian.h"
+#include "core/sharding/search/message_passing.h"
+#include "core/sharding/search/region_exact.h"
+#include "core/sharding/solver.h"
 #include "random_instances.h"
 
 namespace shardlab {

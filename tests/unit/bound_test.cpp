@@ -1,13 +1,13 @@
 // certify_bound(): exact integer certification of Lagrangian duals.
-#include "core/bound.h"
+#include "core/sharding/bound.h"
 
 #include <doctest/doctest.h>
 
 #include <cmath>
 #include <limits>
 
-#include "core/search/lagrangian.h"
-#include "core/search/message_passing.h"
+#include "core/sharding/search/lagrangian.h"
+#include "core/sharding/search/message_passing.h"
 #include "helpers.h"
 
 namespace shardlab {

@@ -5,7 +5,7 @@
 
 #include <filesystem>
 
-#include "core/io.h"
+#include "core/sharding/io.h"
 #include "helpers.h"
 
 namespace shardlab {

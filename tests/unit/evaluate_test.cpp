@@ -1,5 +1,5 @@
 // The checker: the contest's fixed cases on example.json and each verdict.
-#include "core/evaluate.h"
+#include "core/sharding/evaluate.h"
 
 #include <doctest/doctest.h>
 

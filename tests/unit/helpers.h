@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "core/model.h"
+#include "core/sharding/model.h"
 
 namespace shardlab::test {
 

@@ -4,8 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/options.h"
-#include "core/result.h"
+#include "core/sharding/options.h"
+#include "core/sharding/result.h"
 #include "helpers.h"
 
 namespace shardlab {

@@ -1,13 +1,13 @@
 // Presolve: each reduction on a hand-made instance, the example's optimum
 // through the core, and infeasibility detection.
-#include "core/presolve.h"
+#include "core/sharding/presolve.h"
 
 #include <doctest/doctest.h>
 
 #include "../property/random_instances.h"
-#include "core/evaluate.h"
-#include "core/io.h"
-#include "core/search/exhaustive.h"
+#include "core/sharding/evaluate.h"
+#include "core/sharding/io.h"
+#include "core/sharding/search/exhaustive.h"
 #include "helpers.h"
 
 namespace shardlab {

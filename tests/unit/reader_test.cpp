@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/io.h"
+#include "core/sharding/io.h"
 #include "helpers.h"
 
 namespace shardlab {

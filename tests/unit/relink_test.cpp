@@ -1,5 +1,5 @@
-// Relink: component-wise recombination under memory (core/search/relink.h).
-#include "core/search/relink.h"
+// Relink: component-wise recombination under memory (core/sharding/search/relink.h).
+#include "core/sharding/search/relink.h"
 
 #include <doctest/doctest.h>
 

@@ -2,15 +2,15 @@
 // offer(), stats, and determinism. The recorded costs below are asserted
 // exactly so the same test, built to wasm and run under node, proves that a
 // seed and a step sequence give the same plan on both platforms.
-#include "core/solver.h"
+#include "core/sharding/solver.h"
 
 #include <doctest/doctest.h>
 
 #include <nlohmann/json.hpp>
 
 #include "../property/random_instances.h"
-#include "core/evaluate.h"
-#include "core/io.h"
+#include "core/sharding/evaluate.h"
+#include "core/sharding/io.h"
 #include "helpers.h"
 
 namespace shardlab {

@@ -9,10 +9,10 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "core/evaluate.h"
-#include "core/io.h"
-#include "core/options.h"
-#include "core/solver.h"
+#include "core/sharding/evaluate.h"
+#include "core/sharding/io.h"
+#include "core/sharding/options.h"
+#include "core/sharding/solver.h"
 #include "wasm/model_fields.h"
 
 using namespace shardlab;
