@@ -4,11 +4,14 @@
 //   parity_native run FILE SEED INDEX STEPS WORK  a seeded engine run (with its
 //                                                 construction and step times)
 //   parity_native error FILE                      the reader's message ("" if ok)
+//   parity_native cli ARGS...                     the native `shardlab ARGS...`
+//                                                 (every lab's subcommands)
 #include <chrono>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "core/cli/commands.h"
 #include "core/sharding/evaluate.h"
 #include "core/sharding/io.h"
 #include "core/sharding/options.h"
@@ -20,13 +23,16 @@ using namespace shardlab;
 namespace {
 
 int usage() {
-  std::fprintf(stderr, "usage: parity_native digest|error FILE | run FILE SEED INDEX STEPS WORK\n");
+  std::fprintf(stderr,
+               "usage: parity_native digest|error FILE | run FILE SEED INDEX STEPS WORK | cli "
+               "ARGS...\n");
   return 1;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc >= 2 && std::string(argv[1]) == "cli") return cli::run(argc - 1, argv + 1);
   if (argc < 3) return usage();
   const std::string command = argv[1];
   const std::string path = argv[2];

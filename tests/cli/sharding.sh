@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # End-to-end checks of the `shardlab` command: the contest output convention,
 # eval of text and result JSON, the result JSON's fields, exact error messages
-# and exit codes. Usage: cli_test.sh PATH/TO/shardlab REPO_DIR
+# and exit codes. Usage: sharding.sh PATH/TO/shardlab REPO_DIR
 set -u
 shardlab="$1"
 repo="$2"

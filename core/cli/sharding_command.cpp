@@ -1,0 +1,266 @@
+// The sharding commands of `shardlab`: solve, eval, info and options on
+// contest instances. `shardlab solve FILE --time-limit T` follows the contest's
+// convention: progress lines start with '#', the last stdout line is the plan
+// [i, j, ...] ("[]" when none was found). Errors go to stderr.
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "core/cli/commands.h"
+#include "core/sharding/evaluate.h"
+#include "core/sharding/io.h"
+#include "core/sharding/options.h"
+#include "core/sharding/result.h"
+#include "core/sharding/solver.h"
+#include "core/version.h"
+
+namespace shardlab::cli {
+namespace {
+
+std::string megabytes(int64_t bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f MB", static_cast<double>(bytes) / 1e6);
+  return text;
+}
+
+std::string fixed(double value, int digits) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.*f", digits, value);
+  return text;
+}
+
+std::string gap_text(int64_t cost, int64_t bound) {
+  if (cost <= 0) return "0%";
+  return fixed(100.0 * static_cast<double>(cost - bound) / static_cast<double>(cost), 4) + "%";
+}
+
+struct Loaded {
+  Problem problem;
+  ReadStats stats;
+};
+
+Result<Loaded> load(const std::string& path) {
+  Loaded loaded;
+  Result<Problem> problem = read_instance_file(path, &loaded.stats);
+  if (!problem.is_ok()) return problem.status();
+  loaded.problem = std::move(problem).value();
+  return loaded;
+}
+
+int cmd_info(const std::vector<std::string>& args) {
+  if (args.size() != 1)
+    return fail(kExitUsage, "info takes one INSTANCE\n" + std::string(usage_text()));
+  Result<Loaded> loaded = load(args[0]);
+  if (!loaded.is_ok()) return fail(exit_code_for(loaded.status()), loaded.status().message());
+  const Problem& p = loaded.value().problem;
+  const ReadStats& s = loaded.value().stats;
+  int32_t max_k = 0;
+  for (int32_t v = 0; v < p.num_nodes(); ++v) max_k = std::max(max_k, p.num_strategies(v));
+  const int64_t min_peak = min_possible_peak(p);
+  auto row = [](const char* key, const std::string& value) {
+    std::printf("%-16s %s\n", key, value.c_str());
+  };
+  row("name", p.name.empty() ? "(none)" : p.name);
+  row("file",
+      args[0] + " (" + megabytes(s.file_bytes) +
+          (s.json_bytes != s.file_bytes ? " gzip, " + megabytes(s.json_bytes) + " JSON)" : ")"));
+  row("sha256", s.sha256);
+  row("nodes", std::to_string(p.num_nodes()));
+  row("strategies",
+      std::to_string(p.total_strategies()) + " (at most " + std::to_string(max_k) + " per node)");
+  row("edges", std::to_string(p.num_edges()));
+  row("edge matrices", std::to_string(p.num_matrices()) + " distinct");
+  row("time horizon", "[" + std::to_string(p.horizon_begin()) + ", " +
+                          std::to_string(p.horizon_end()) + "), " +
+                          std::to_string(p.num_checkpoints()) + " distinct interval starts");
+  row("usage limit", p.has_usage_limit ? std::to_string(p.usage_limit) : "none");
+  row("min peak usage",
+      std::to_string(min_peak) +
+          (p.has_usage_limit && p.usage_limit > 0
+               ? " (" +
+                     fixed(static_cast<double>(min_peak) / static_cast<double>(p.usage_limit), 3) +
+                     " of the limit)"
+               : ""));
+  row("model memory", megabytes(p.memory_bytes()));
+  row("parse", fixed(s.seconds, 3) + " s, " +
+                   fixed(static_cast<double>(s.json_bytes) / 1e6 / std::max(s.seconds, 1e-9), 1) +
+                   " MB/s of JSON");
+  return kExitOk;
+}
+
+int cmd_solve(const std::vector<std::string>& args) {
+  const auto started = std::chrono::steady_clock::now();
+  Options options;
+  std::string instance;
+  std::string out_path;
+  bool positional_limit = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg.rfind("--", 0) == 0) {
+      std::string key = arg.substr(2);
+      std::string value;
+      const size_t eq = key.find('=');
+      if (eq != std::string::npos) {
+        value = key.substr(eq + 1);
+        key = key.substr(0, eq);
+      } else {
+        if (i + 1 >= args.size()) return fail(kExitUsage, "option --" + key + " needs a value");
+        value = args[++i];
+      }
+      if (key == "out") {
+        out_path = value;
+        continue;
+      }
+      const Status status = set_option(&options, key, value);
+      if (!status.is_ok()) return fail(kExitUsage, status.message());
+    } else if (instance.empty()) {
+      instance = arg;
+    } else if (!positional_limit) {
+      // The contest harness passes the time limit as a second argument.
+      const Status status = set_option(&options, "time_limit_s", arg);
+      if (!status.is_ok()) return fail(kExitUsage, status.message());
+      positional_limit = true;
+    } else {
+      return fail(kExitUsage, "unexpected argument '" + arg + "'\n" + usage_text());
+    }
+  }
+  if (instance.empty())
+    return fail(kExitUsage, std::string("solve needs an INSTANCE\n") + usage_text());
+
+  Result<Loaded> loaded = load(instance);
+  if (!loaded.is_ok()) {
+    std::cout << "[]" << std::endl;
+    return fail(exit_code_for(loaded.status()), loaded.status().message());
+  }
+  const Problem& problem = loaded.value().problem;
+  const ReadStats& stats = loaded.value().stats;
+  std::printf("# shardlab %s: %s, %d nodes, %d edges (%d distinct matrices), limit %s\n", kVersion,
+              problem.name.empty() ? instance.c_str() : problem.name.c_str(), problem.num_nodes(),
+              problem.num_edges(), problem.num_matrices(),
+              problem.has_usage_limit ? std::to_string(problem.usage_limit).c_str() : "none");
+  std::printf("# read %s in %.3f s; %lld worker(s), seed %lld, time limit %g s\n",
+              megabytes(stats.json_bytes).c_str(), stats.seconds,
+              static_cast<long long>(options.workers), static_cast<long long>(options.seed),
+              options.time_limit_s);
+  std::fflush(stdout);
+
+  // The limit counts from the start, parsing included; keep a margin for
+  // writing the answer so a harness with a hard kill still gets it.
+  const double elapsed =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  const double margin = std::min(0.5, 0.05 * options.time_limit_s);
+  const double budget = std::max(0.0, options.time_limit_s - elapsed - margin);
+  catch_interrupts();
+  const ProgressSink sink = [&](const SolveEvent& e) {
+    const double t = elapsed + e.seconds;
+    if (e.found) {
+      std::printf("# %8.3fs  cost %lld  bound %lld  gap %s  (engine %d)\n", t,
+                  static_cast<long long>(e.cost), static_cast<long long>(e.bound),
+                  gap_text(e.cost, e.bound).c_str(), e.engine);
+    } else {
+      std::printf("# %8.3fs  no plan yet  bound %lld\n", t, static_cast<long long>(e.bound));
+    }
+    std::fflush(stdout);
+    return true;
+  };
+  SolveResult result = solve(problem, options, budget, sink, interrupt_flag());
+  for (SolveEvent& e : result.trace) e.seconds += elapsed;
+  const double wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+
+  int code = kExitOk;
+  if (result.best.found()) {
+    const Evaluation check = evaluate(problem, result.best.solution);
+    if (!check.feasible() || check.cost != result.best.cost) {
+      return fail(kExitBadInput, "internal check failed: the solver's plan evaluates to " +
+                                     to_decimal(check.cost) + " (" + verdict_name(check.verdict) +
+                                     "), not " + std::to_string(result.best.cost));
+    }
+    std::printf("# %s: cost %lld, bound %lld, gap %s, peak %s at time %lld, %.3f s%s\n",
+                result.proven_optimal ? "optimal" : "best",
+                static_cast<long long>(result.best.cost),
+                static_cast<long long>(result.lower_bound),
+                gap_text(result.best.cost, result.lower_bound).c_str(),
+                to_decimal(check.peak_usage).c_str(), static_cast<long long>(check.peak_time), wall,
+                *interrupt_flag() ? " (interrupted)" : "");
+  } else {
+    const int64_t floor = min_possible_peak(problem);
+    if (problem.has_usage_limit && floor > problem.usage_limit) {
+      std::printf("# no plan fits: even the least-usage plan peaks at %lld > limit %lld\n",
+                  static_cast<long long>(floor), static_cast<long long>(problem.usage_limit));
+    } else {
+      std::printf("# no feasible plan found in %.3f s\n", wall);
+    }
+    code = kExitNoPlan;
+  }
+  if (!out_path.empty()) {
+    RunInfo run;
+    run.instance_file = instance;
+    run.sha256 = stats.sha256;
+    run.options = options;
+    run.wall_time_s = wall;
+    run.stats_json = result.stats_json;
+    std::ofstream out(out_path);
+    out << result_json(problem, result, run) << "\n";
+    out.close();
+    if (!out) {
+      std::cout << solution_line(result.best.solution) << std::endl;
+      return fail(kExitIo, out_path + ": cannot write the result");
+    }
+    std::printf("# result written to %s\n", out_path.c_str());
+  }
+  std::cout << solution_line(result.best.solution) << std::endl;
+  return code;
+}
+
+int cmd_eval(const std::vector<std::string>& args) {
+  if (args.size() != 2)
+    return fail(kExitUsage, "eval takes INSTANCE SOLUTION\n" + std::string(usage_text()));
+  Result<Loaded> loaded = load(args[0]);
+  if (!loaded.is_ok()) return fail(exit_code_for(loaded.status()), loaded.status().message());
+  std::ifstream in(args[1], std::ios::binary);
+  if (!in) return fail(kExitIo, args[1] + ": cannot open the file");
+  std::stringstream text;
+  text << in.rdbuf();
+  Result<ParsedSolution> parsed = parse_solution_text(args[1], text.str());
+  if (!parsed.is_ok()) return fail(kExitBadInput, parsed.status().message());
+  const Problem& problem = loaded.value().problem;
+  if (!parsed.value().sha256.empty() && parsed.value().sha256 != loaded.value().stats.sha256) {
+    std::cerr << "shardlab: note: " << args[1] << " records a different instance file (sha256 "
+              << parsed.value().sha256.substr(0, 12) << "...)\n";
+  }
+  const Evaluation result = evaluate(problem, parsed.value().solution);
+  if (result.verdict == Verdict::kWrongLength || result.verdict == Verdict::kStrategyOutOfRange) {
+    return fail(kExitBadInput, args[1] + ": " + result.message);
+  }
+  std::printf("cost %s\n", to_decimal(result.cost).c_str());
+  std::printf("verdict %s\n", verdict_name(result.verdict));
+  std::printf("peak %s at time %lld (limit %s)\n", to_decimal(result.peak_usage).c_str(),
+              static_cast<long long>(result.peak_time),
+              problem.has_usage_limit ? std::to_string(problem.usage_limit).c_str() : "none");
+  if (!result.feasible()) {
+    std::printf("# %s\n", result.message.c_str());
+    return kExitNoPlan;
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+int sharding_command(const std::string& command, const std::vector<std::string>& args) {
+  if (command == "solve") return cmd_solve(args);
+  if (command == "eval") return cmd_eval(args);
+  if (command == "info") return cmd_info(args);
+  if (command == "options") {
+    std::cout << options_schema_json() << "\n";
+    return kExitOk;
+  }
+  return -1;
+}
+
+}  // namespace shardlab::cli
