@@ -1,0 +1,179 @@
+// The labs' JSON document reader: values and offsets, every syntax error's
+// exact message, typed reads with their ranges, missing and unknown keys, and
+// agreement with nlohmann/json on random documents.
+#include "core/json_doc.h"
+
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "core/rng.h"
+
+namespace shardlab::json {
+namespace {
+
+std::string parse_error(const std::string& text) {
+  Result<Document> doc = Document::parse("in.json", text);
+  REQUIRE_FALSE(doc.is_ok());
+  CHECK(doc.status().code() == StatusCode::kInvalidInput);
+  return doc.status().message();
+}
+
+Document parsed(const std::string& text) {
+  Result<Document> doc = Document::parse("in.json", text);
+  REQUIRE_MESSAGE(doc.is_ok(), doc.status().message());
+  return doc.value();
+}
+
+TEST_CASE("json_doc: values, paths and offsets") {
+  const Document doc = parsed(
+      "{\"name\": \"mlp\",\n \"shape\": [4096, 1e3, -2.5],\n \"ok\": true, \"none\": null,\n"
+      " \"s\": \"a\\u00e9\\ud83d\\ude00\\n\"}");
+  const JsonAt root = doc.root();
+  CHECK(root.is(Kind::kObject));
+  CHECK(root.keys() == std::vector<std::string>{"name", "shape", "ok", "none", "s"});
+  CHECK(root["name"].string().value() == "mlp");
+  CHECK(root["shape"].size() == 3);
+  CHECK(root["shape"][0].integer(0, 10000).value() == 4096);
+  CHECK(root["shape"][1].integer(0, 10000).value() == 1000);
+  CHECK(root["shape"][2].number(-10, 10).value() == -2.5);
+  CHECK(root["shape"][2].path() == "shape[2]");
+  CHECK(root["ok"].boolean().value());
+  CHECK(root["none"].is(Kind::kNull));
+  CHECK(root["s"].string().value() == "a\xc3\xa9\xf0\x9f\x98\x80\n");
+  CHECK(doc.where(root["shape"][1].offset()) == "in.json:2:18 (byte 33)");
+  CHECK(root.member(1).path() == "shape");
+}
+
+TEST_CASE("json_doc: syntax errors name the place, the path and what was expected") {
+  CHECK(parse_error("") == "in.json:1:1 (byte 0): expected a value, found end of input (the "
+                           "file is empty)");
+  CHECK(parse_error("{\"a\": [1, 2,]}") == "in.json:1:13 (byte 12): at a[2]: expected a value, "
+                                           "found ']'");
+  CHECK(parse_error("{\"a\": [1, 2") ==
+        "in.json:1:12 (byte 11): at a: expected ',' or ']', found end of input (the file is "
+        "truncated)");
+  CHECK(parse_error("{\"a\": 1 \"b\": 2}") ==
+        "in.json:1:9 (byte 8): expected ',' or '}', found '\"'");
+  CHECK(parse_error("{\"a\": 1, \"a\": 2}") ==
+        "in.json:1:10 (byte 9): expected each key once, found \"a\" a second time");
+  CHECK(parse_error("{\"x\": {\"n\": 012}}") ==
+        "in.json:1:13 (byte 12): at x.n: expected a number, found the number 012 (JSON forbids "
+        "leading zeros)");
+  CHECK(parse_error("{\"x\": NaN}") == "in.json:1:7 (byte 6): at x: expected a value, found 'NaN'");
+  CHECK(parse_error("{\"x\": \"a\\qb\"}") ==
+        "in.json:1:9 (byte 8): at x: expected an escape sequence, found '\\q'");
+  CHECK(parse_error("{\"x\" 1}") == "in.json:1:6 (byte 5): expected ':' after the key \"x\", "
+                                    "found '1'");
+  CHECK(parse_error("{} {}") ==
+        "in.json:1:4 (byte 3): expected end of input after the top-level value, found '{'");
+  CHECK(parse_error("[1e999]") == "in.json:1:2 (byte 1): at [0]: expected a number within the "
+                                  "range of a double, found the number 1e999");
+  CHECK(parse_error("{\"x\": \"tab\there\"}") ==
+        "in.json:1:11 (byte 10): at x: expected '\"' or a character of the string, found byte "
+        "0x09");
+  CHECK(parse_error("[-]") == "in.json:1:2 (byte 1): at [0]: expected a number, found '-'");
+  std::string deep(Document::kMaxDepth + 1, '[');
+  CHECK(parse_error(deep).find("expected at most 200 levels of nesting") != std::string::npos);
+}
+
+TEST_CASE("json_doc: typed reads, missing and unknown keys") {
+  const Document doc = parsed("{\"mesh\": {\"shape\": [8, 2.5, \"4\"], \"axes\": [\"x\"],\n"
+                              "  \"bandwith_GBps\": [100]}}");
+  const JsonAt mesh = doc.root()["mesh"];
+  CHECK(mesh["shape"][1].integer(1, 64).status().message() ==
+        "in.json:1:24 (byte 23): at mesh.shape[1]: expected an integer from 1 to 64, found the "
+        "number 2.5");
+  CHECK(mesh["shape"][2].integer(1, 64).status().message() ==
+        "in.json:1:29 (byte 28): at mesh.shape[2]: expected an integer, found the string \"4\"");
+  CHECK(mesh["shape"][0].integer(16, 64).status().message() ==
+        "in.json:1:21 (byte 20): at mesh.shape[0]: expected an integer from 16 to 64, found the "
+        "number 8");
+  CHECK(mesh["latency_us"].number(0, 1).status().message() ==
+        "in.json:2:25 (byte 73): at mesh: expected the key \"latency_us\", found '}'");
+  CHECK_FALSE(mesh["latency_us"].exists());
+  CHECK(mesh["shape"][7].exists() == false);
+  CHECK(mesh.only_keys({"shape", "axes", "bandwidth_GBps"}).message() ==
+        "in.json:2:3 (byte 51): at mesh: expected one of the keys shape, axes, bandwidth_GBps, "
+        "found the key \"bandwith_GBps\" (did you mean \"bandwidth_GBps\"?)");
+  CHECK(mesh["axes"].expect(Kind::kObject).message() ==
+        "in.json:1:43 (byte 42): at mesh.axes: expected an object, found an array of 1 item");
+  CHECK(mesh.number_or("device_tflops", 100, 0, 1e6).value() == 100);
+  CHECK(mesh.string_or("name", "mesh").value() == "mesh");
+  CHECK(doc.root()["name"].string().status().message() ==
+        "in.json:2:26 (byte 74): expected the key \"name\", found '}'");
+
+  Errors errors;
+  const int64_t a = errors.take(mesh["shape"][0].integer(1, 64));
+  const int64_t b = errors.take(mesh["shape"][1].integer(1, 64), int64_t{-1});
+  const int64_t c = errors.take(mesh["shape"][2].integer(1, 64), int64_t{-2});
+  CHECK(a == 8);
+  CHECK(b == -1);
+  CHECK(c == -2);
+  CHECK_FALSE(errors.ok());
+  CHECK(errors.status().message().find("mesh.shape[1]") != std::string::npos);
+}
+
+// Random documents written by nlohmann/json read back to the same values.
+void compare(const nlohmann::json& want, const JsonAt& got) {
+  if (want.is_object()) {
+    REQUIRE(got.is(Kind::kObject));
+    REQUIRE(got.size() == want.size());
+    for (const auto& [key, value] : want.items()) compare(value, got[key]);
+  } else if (want.is_array()) {
+    REQUIRE(got.is(Kind::kArray));
+    REQUIRE(got.size() == want.size());
+    for (size_t i = 0; i < want.size(); ++i) compare(want[i], got[i]);
+  } else if (want.is_string()) {
+    CHECK(got.string().value() == want.get<std::string>());
+  } else if (want.is_number_integer()) {
+    CHECK(got.value().integral);
+    CHECK(got.value().integer == want.get<int64_t>());
+  } else if (want.is_number()) {
+    CHECK(got.value().number == want.get<double>());
+  } else if (want.is_boolean()) {
+    CHECK(got.boolean().value() == want.get<bool>());
+  } else {
+    CHECK(got.is(Kind::kNull));
+  }
+}
+
+nlohmann::json random_value(Rng& rng, int depth) {
+  const int kind = static_cast<int>(rng.below(depth > 3 ? 5 : 7));
+  switch (kind) {
+    case 0: return nullptr;
+    case 1: return rng.below(2) == 1;
+    case 2: return static_cast<int64_t>(rng.below(1u << 30)) - (1 << 29);
+    case 3: return static_cast<double>(rng.below(1000000)) / 64.0 + 0.5;
+    case 4: {
+      std::string s;
+      for (uint64_t i = rng.below(8); i > 0; --i) s.push_back(static_cast<char>(32 + rng.below(95)));
+      if (rng.below(4) == 0) s += "\xc3\xa9\n\"\\";
+      return s;
+    }
+    case 5: {
+      nlohmann::json a = nlohmann::json::array();
+      for (uint64_t i = rng.below(5); i > 0; --i) a.push_back(random_value(rng, depth + 1));
+      return a;
+    }
+    default: {
+      nlohmann::json o = nlohmann::json::object();
+      for (uint64_t i = rng.below(5); i > 0; --i)
+        o["k" + std::to_string(rng.below(100))] = random_value(rng, depth + 1);
+      return o;
+    }
+  }
+}
+
+TEST_CASE("json_doc: agrees with nlohmann/json on random documents") {
+  Rng rng(2026);
+  for (int round = 0; round < 300; ++round) {
+    const nlohmann::json want = random_value(rng, 0);
+    const std::string text = want.dump(round % 2 ? 2 : -1);
+    const Document doc = parsed(text);
+    compare(want, doc.root());
+  }
+}
+
+}  // namespace
+}  // namespace shardlab::json
