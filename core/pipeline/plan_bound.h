@@ -31,10 +31,10 @@ int64_t preemptive_bound(std::vector<MachineJob>* jobs, int64_t available,
 
 // What the search knows at a node; arrays indexed by op or device.
 struct PartialState {
-  const std::vector<int64_t>* start = nullptr;        // kUnset when not started
+  const std::vector<int64_t>* start = nullptr;         // kUnset when not started
   const std::vector<int32_t>* group_device = nullptr;  // -1 when not placed
-  const std::vector<int64_t>* free_at = nullptr;      // per device
-  const std::vector<int64_t>* mem_level = nullptr;    // per device
+  const std::vector<int64_t>* free_at = nullptr;       // per device
+  const std::vector<int64_t>* mem_level = nullptr;     // per device
   int64_t now = 0;  // no op that has not started may start before now
 };
 

@@ -151,7 +151,8 @@ struct PlanEngine::Impl {
   bool run_lns(int64_t budget) {
     if (best.empty() || finished()) return false;
     int32_t kind = 0;
-    std::vector<char> freed = pick_neighbourhood(g, best, static_cast<int32_t>(lns_size), &rng, &kind);
+    std::vector<char> freed =
+        pick_neighbourhood(g, best, static_cast<int32_t>(lns_size), &rng, &kind);
     PlanSchedule better;
     int64_t used = 0;
     const bool win = lns_move(g, best, freed, std::max<int64_t>(budget, 200), &better, &used);

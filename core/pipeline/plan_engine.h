@@ -33,7 +33,7 @@ struct EngineConfig {
   int64_t table_entries = 1 << 20;
   double prover_share = 0.35;
   double improver_share = 0.15;
-  double dive_share = 0.2;  // the rest goes to large neighbourhood search
+  double dive_share = 0.2;       // the rest goes to large neighbourhood search
   int64_t restart_nodes = 2000;  // first prover budget; grows by half per restart
 };
 
@@ -48,7 +48,7 @@ class PlanEngine {
   // About `work` search nodes. Returns true when the incumbent or the bound
   // improved.
   bool step(int64_t work);
-  bool finished() const;  // optimal, or no schedule exists
+  bool finished() const;             // optimal, or no schedule exists
   const PlanSchedule& best() const;  // empty until one is known
   int64_t lower_bound() const;
   // Returns true when the schedule passes check_plan() and is better than

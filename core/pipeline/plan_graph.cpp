@@ -32,7 +32,10 @@ bool share_device(const PlanGroup& a, const PlanGroup& b) {
   size_t i = 0, j = 0;
   while (i < a.devices.size() && j < b.devices.size()) {
     if (a.devices[i] == b.devices[j]) return true;
-    if (a.devices[i] < b.devices[j]) ++i; else ++j;
+    if (a.devices[i] < b.devices[j])
+      ++i;
+    else
+      ++j;
   }
   return false;
 }

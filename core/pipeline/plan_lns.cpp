@@ -94,8 +94,9 @@ std::vector<char> pick_neighbourhood(const PlanGraph& graph, const PlanSchedule&
       hi = lo + k - 1;
       width = std::min<int64_t>(span, width * graph.devices / k);
     }
-    const int64_t t0 = static_cast<int64_t>(rng->below(static_cast<uint32_t>(
-                           std::min<int64_t>(span, 0x7fffffff)))) - width / 2;
+    const int64_t t0 = static_cast<int64_t>(
+                           rng->below(static_cast<uint32_t>(std::min<int64_t>(span, 0x7fffffff)))) -
+                       width / 2;
     for (int32_t i = 0; i < n; ++i) {
       const int32_t d = schedule.device[i];
       if (d >= lo && d <= hi && schedule.start[i] >= t0 && schedule.start[i] < t0 + width) {
@@ -115,8 +116,9 @@ std::vector<char> pick_neighbourhood(const PlanGraph& graph, const PlanSchedule&
     // Mostly whole micro-batches are too big: keep a random window of them.
     if (count > size) {
       const int64_t width = std::max<int64_t>(1, span * size / count);
-      const int64_t t0 = static_cast<int64_t>(rng->below(static_cast<uint32_t>(
-                             std::min<int64_t>(span, 0x7fffffff)))) - width / 2;
+      const int64_t t0 = static_cast<int64_t>(rng->below(
+                             static_cast<uint32_t>(std::min<int64_t>(span, 0x7fffffff)))) -
+                         width / 2;
       for (int32_t i = 0; i < n; ++i) {
         if (freed[i] && (schedule.start[i] < t0 || schedule.start[i] >= t0 + width)) freed[i] = 0;
       }

@@ -387,7 +387,8 @@ struct ScheduleSearch::Impl {
       twin[d] = d;
       if (has_fixed[d]) continue;
       for (int32_t e = 0; e < d; ++e) {
-        if (!has_fixed[e] && g.mem_cap[e] == g.mem_cap[d] && allowed_groups[e] == allowed_groups[d]) {
+        if (!has_fixed[e] && g.mem_cap[e] == g.mem_cap[d] &&
+            allowed_groups[e] == allowed_groups[d]) {
           twin[d] = e;
           break;
         }

@@ -26,8 +26,8 @@
 namespace shardlab::pipeline {
 
 struct SearchConfig {
-  bool symmetry = true;   // rank order within classes, identical empty devices
-  bool dominance = true;  // prune states dominated by a state seen before
+  bool symmetry = true;             // rank order within classes, identical empty devices
+  bool dominance = true;            // prune states dominated by a state seen before
   int64_t table_entries = 1 << 20;  // most states the dominance table keeps
   // Child order of the depth-first search: a priority rule (0 critical
   // path, 1 free memory first on a half-full device, 2 oldest micro-batch
