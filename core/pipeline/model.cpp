@@ -187,7 +187,7 @@ Result<Expansion> expand_stages(const Problem& problem, const Placement& placeme
   const int64_t scale_factor = split_den / g;
   std::vector<double> times{problem.comm}, mems;
   for (const StageSpec& s : problem.stages) {
-    for (double x : {s.f, s.b, s.w, s.fb < 0 ? s.f + s.b : s.fb, s.comm < 0 ? 0.0 : s.comm}) {
+    for (double x : {s.f, s.b, s.w, s.fb < 0 ? 0.0 : s.fb, s.comm < 0 ? 0.0 : s.comm}) {
       times.push_back(x);
     }
     for (double x : {s.act, s.keep, s.param}) mems.push_back(x);
@@ -207,7 +207,7 @@ Result<Expansion> expand_stages(const Problem& problem, const Placement& placeme
     v.f = stage_ticks(spec.f, time_base);
     v.b = stage_ticks(spec.b, time_base);
     v.w = stage_ticks(spec.w, time_base);
-    v.fb = spec.fb < 0 ? v.f + v.b : stage_ticks(spec.fb, time_base);
+    v.fb = spec.fb < 0 ? v.f + v.b + v.w : stage_ticks(spec.fb, time_base);
     v.act = stage_ticks(spec.act, mem_base);
     v.keep = stage_ticks(spec.keep, mem_base);
     v.param = stage_ticks(spec.param, mem_base);
@@ -289,7 +289,7 @@ Result<Expansion> expand_operators(const Problem& problem) {
     v.f = ticks(o.f, e.time_scale);
     v.b = ticks(o.b, e.time_scale);
     v.w = ticks(o.w, e.time_scale);
-    v.fb = v.f + v.b;
+    v.fb = v.f + v.b + v.w;
     v.act = ticks(o.act, e.mem_scale);
     v.keep = ticks(o.keep, e.mem_scale);
     v.param = ticks(o.param, e.mem_scale);
@@ -495,6 +495,42 @@ Placement resolve_placement(const Problem& problem, const Placement& wanted) {
     chosen.kind = problem.form == Form::kStages ? PlacementKind::kLinear : PlacementKind::kFree;
   }
   return chosen;
+}
+
+Status check_placement(const Problem& problem, const Placement& placement) {
+  Status valid = validate(problem);
+  if (!valid.is_ok()) return valid;
+  if (problem.form == Form::kOperators) {
+    if (placement.kind != PlacementKind::kAuto && placement.kind != PlacementKind::kFree) {
+      return invalid(std::string("an operators problem has no ") + placement_name(placement.kind) +
+                     " placement: each operator goes on one of its allowed devices");
+    }
+    if (static_cast<int64_t>(problem.microbatches) * problem.operators.size() * 3 > kMaxOps) {
+      return invalid("the expansion would have more than " + std::to_string(kMaxOps) +
+                     " operations");
+    }
+    return Status::ok();
+  }
+  if (problem.placement.kind != PlacementKind::kAuto && placement.kind != PlacementKind::kAuto &&
+      placement.kind != problem.placement.kind) {
+    return invalid(std::string("the problem fixes the ") + placement_name(problem.placement.kind) +
+                   " placement; this needs " + placement_name(placement.kind));
+  }
+  const Placement chosen = resolve_placement(problem, placement);
+  Result<int32_t> count = stage_count(problem, chosen);
+  if (!count.is_ok()) return count.status();
+  const bool two = chosen.kind == PlacementKind::kBidirectional ||
+                   (chosen.kind == PlacementKind::kExplicit && chosen.devices.size() == 2);
+  if (chosen.kind == PlacementKind::kExplicit && two &&
+      chosen.devices[1].size() != chosen.devices[0].size()) {
+    return invalid("the explicit placement's two copies list " +
+                   std::to_string(chosen.devices[0].size()) + " and " +
+                   std::to_string(chosen.devices[1].size()) + " stages");
+  }
+  if (static_cast<int64_t>(problem.microbatches) * count.value() * 3 > kMaxOps) {
+    return invalid("the expansion would have more than " + std::to_string(kMaxOps) + " operations");
+  }
+  return Status::ok();
 }
 
 Result<Expansion> expand(const Problem& problem, const Placement& placement) {

@@ -59,7 +59,8 @@ struct Placement {
 // Times are in the problem's unit, memory in the problem's memory unit.
 struct StageSpec {
   double f = 1, b = 1, w = 1;
-  double fb = -1;    // overlapped F&B pair time; < 0 means f + b (no gain)
+  double fb = -1;    // F&B: this stage's F overlapped with another micro-batch's full
+                     // backward (B and W) on the same device; < 0 means f + b + w
   double act = 1;    // activation memory per micro-batch, allocated when F starts
   double keep = 0;   // the part of act kept after B until W ends (0 <= keep <= act)
   double param = 0;  // parameter memory per copy of the stage (static)
@@ -112,7 +113,7 @@ struct Unit {
   int32_t chunk = 0;  // rank of this unit among its device's units (interleaved, V-shape)
   std::vector<int32_t> devices;  // where it may be placed, ascending; one entry = fixed
   int64_t param = 0;             // parameter memory (mem ticks)
-  int64_t fb = 0;                // F&B time (ticks) when its F is overlapped with a B
+  int64_t fb = 0;                // F&B time (ticks): its F overlapped with a full backward
 };
 
 struct Op {
@@ -165,8 +166,8 @@ struct Expansion {
   int32_t fixed_device(int32_t unit) const {
     return units[unit].devices.size() == 1 ? units[unit].devices[0] : -1;
   }
-  // Duration of an overlapped pair: F op f and B op b together take the
-  // larger of their units' F&B times.
+  // Duration of an overlapped pair: F op f together with B op b and b's W
+  // (a full backward) take the larger of their units' F&B times.
   int64_t pair_duration(int32_t f, int32_t b) const;
   // "F3 s2" / "B0 s5 c1" / "W7 attn": kind, micro-batch, stage (with its copy
   // when 1) or operator name; used in messages and traces.
@@ -189,5 +190,8 @@ Placement resolve_placement(const Problem& problem, const Placement& wanted);
 // (e.g. "interleaved with 2 chunks needs 8 stages on 4 devices, the problem
 // has 6").
 Result<Expansion> expand(const Problem& problem, const Placement& placement);
+// The checks of expand() without building anything (cheap): OK when
+// expand(problem, placement) would succeed.
+Status check_placement(const Problem& problem, const Placement& placement);
 
 }  // namespace shardlab::pipeline

@@ -14,7 +14,32 @@ Status invalid(const std::string& message) { return Status(StatusCode::kInvalidA
 }  // namespace
 
 int64_t slot_duration(const Expansion& e, const Slot& slot) {
-  return slot.is_pair() ? e.pair_duration(slot.op, slot.partner) : e.ops[slot.op].duration;
+  switch (slot.kind) {
+    case SlotKind::kPair:
+      return e.pair_duration(slot.op, slot.partner);
+    case SlotKind::kFullBackward: {
+      const Op& b = e.ops[slot.op];
+      return b.duration + e.ops[e.op_of(b.microbatch, b.unit, OpKind::kW)].duration;
+    }
+    case SlotKind::kSingle:
+      break;
+  }
+  return e.ops[slot.op].duration;
+}
+
+int32_t slot_ops(const Expansion& e, const Slot& slot, int32_t out[3]) {
+  out[0] = slot.op;
+  if (slot.kind == SlotKind::kSingle) return 1;
+  const int32_t b = slot.kind == SlotKind::kPair ? slot.partner : slot.op;
+  const Op& op = e.ops[b];
+  const int32_t w = e.op_of(op.microbatch, op.unit, OpKind::kW);
+  if (slot.kind == SlotKind::kFullBackward) {
+    out[1] = w;
+    return 2;
+  }
+  out[1] = b;
+  out[2] = w;
+  return 3;
 }
 
 Result<Timeline> simulate(const Expansion& e, const Order& order) {
@@ -35,23 +60,30 @@ Result<Timeline> simulate(const Expansion& e, const Order& order) {
     }
   }
   std::vector<int32_t> seen(n, 0);
+  int32_t ops[3] = {-1, -1, -1};
   for (int32_t d = 0; d < p; ++d) {
     for (const Slot& slot : order.device_slots[d]) {
-      const int32_t slot_ops[2] = {slot.op, slot.partner};
-      for (int i = 0; i < (slot.is_pair() ? 2 : 1); ++i) {
-        const int32_t op = slot_ops[i];
+      for (int32_t op : {slot.op, slot.partner}) {
+        if (op == slot.partner && !slot.is_pair()) break;
         if (op < 0 || op >= n) return invalid("the order names operation " + std::to_string(op));
-        if (order.unit_device[e.ops[op].unit] != d) {
-          return invalid("device " + std::to_string(d) + " runs " + e.op_label(op) +
-                         ", whose unit is on device " +
-                         std::to_string(order.unit_device[e.ops[op].unit]));
-        }
-        ++seen[op];
       }
       if (slot.is_pair() &&
           (e.ops[slot.op].kind != OpKind::kF || e.ops[slot.partner].kind != OpKind::kB)) {
         return invalid("device " + std::to_string(d) + " pairs " + e.op_label(slot.op) + " with " +
                        e.op_label(slot.partner) + "; a pair is an F with a B");
+      }
+      if (slot.kind == SlotKind::kFullBackward && e.ops[slot.op].kind != OpKind::kB) {
+        return invalid("device " + std::to_string(d) + " runs " + e.op_label(slot.op) +
+                       " as a full backward; only a B can be one");
+      }
+      const int32_t count = slot_ops(e, slot, ops);
+      for (int32_t i = 0; i < count; ++i) {
+        if (order.unit_device[e.ops[ops[i]].unit] != d) {
+          return invalid("device " + std::to_string(d) + " runs " + e.op_label(ops[i]) +
+                         ", whose unit is on device " +
+                         std::to_string(order.unit_device[e.ops[ops[i]].unit]));
+        }
+        ++seen[ops[i]];
       }
     }
   }
@@ -68,16 +100,22 @@ Result<Timeline> simulate(const Expansion& e, const Order& order) {
   Timeline timeline;
   timeline.unit_device = order.unit_device;
   std::vector<std::vector<TimedSlot>> per_device(p);
-  // Earliest start of one op of a slot from its predecessors; -1 if one is
-  // not timed yet.
-  auto ready_time = [&](int32_t op, int32_t device, int32_t partner) -> int64_t {
+  // Earliest start of a slot from its ops' predecessors; -1 while one is not
+  // timed yet. Inside a slot only the B -> W arc is allowed (the W runs in
+  // the same block); any other arc between its ops can never be met.
+  auto ready_time = [&](const Slot& slot, int32_t device) -> int64_t {
+    int32_t members[3] = {-1, -1, -1};
+    const int32_t count = slot_ops(e, slot, members);
     int64_t t = 0;
-    for (int32_t i = e.pred_begin[op]; i < e.pred_begin[op + 1]; ++i) {
-      const Arc& arc = e.arcs[e.pred_arcs[i]];
-      if (arc.from == partner) return -1;  // a pair cannot contain its own dependency
-      if (end[arc.from] < 0) return -1;
-      const bool crosses = order.unit_device[e.ops[arc.from].unit] != device;
-      t = std::max(t, end[arc.from] + (crosses ? arc.delay : 0));
+    for (int32_t k = 0; k < count; ++k) {
+      const int32_t op = members[k];
+      for (int32_t i = e.pred_begin[op]; i < e.pred_begin[op + 1]; ++i) {
+        const Arc& arc = e.arcs[e.pred_arcs[i]];
+        if (k == count - 1 && count > 1 && arc.from == members[count - 2]) continue;
+        if (end[arc.from] < 0) return -1;
+        const bool crosses = order.unit_device[e.ops[arc.from].unit] != device;
+        t = std::max(t, end[arc.from] + (crosses ? arc.delay : 0));
+      }
     }
     return t;
   };
@@ -88,17 +126,12 @@ Result<Timeline> simulate(const Expansion& e, const Order& order) {
     for (int32_t d = 0; d < p; ++d) {
       while (next[d] < order.device_slots[d].size()) {
         const Slot& slot = order.device_slots[d][next[d]];
-        int64_t t = ready_time(slot.op, d, slot.partner);
+        const int64_t t = ready_time(slot, d);
         if (t < 0) break;
-        if (slot.is_pair()) {
-          const int64_t t2 = ready_time(slot.partner, d, slot.op);
-          if (t2 < 0) break;
-          t = std::max(t, t2);
-        }
         const int64_t start = std::max(t, free_at[d]);
         const int64_t finish = start + slot_duration(e, slot);
-        end[slot.op] = finish;
-        if (slot.is_pair()) end[slot.partner] = finish;
+        const int32_t count = slot_ops(e, slot, ops);
+        for (int32_t i = 0; i < count; ++i) end[ops[i]] = finish;
         free_at[d] = finish;
         per_device[d].push_back({d, slot, start, finish});
         ++next[d];
@@ -112,17 +145,16 @@ Result<Timeline> simulate(const Expansion& e, const Order& order) {
       for (int32_t d = 0; d < p && shown < 4; ++d) {
         if (next[d] >= order.device_slots[d].size()) continue;
         const Slot& slot = order.device_slots[d][next[d]];
+        const int32_t count = slot_ops(e, slot, ops);
         std::string waits;
-        for (int32_t op : {slot.op, slot.partner}) {
-          if (op < 0) continue;
-          for (int32_t i = e.pred_begin[op]; i < e.pred_begin[op + 1]; ++i) {
+        for (int32_t k = 0; k < count && waits.empty(); ++k) {
+          for (int32_t i = e.pred_begin[ops[k]]; i < e.pred_begin[ops[k] + 1]; ++i) {
             const int32_t from = e.arcs[e.pred_arcs[i]].from;
-            if (end[from] < 0) {
+            if (end[from] < 0 && !(k == count - 1 && count > 1 && from == ops[count - 2])) {
               waits = e.op_label(from);
               break;
             }
           }
-          if (!waits.empty()) break;
         }
         message += std::string(shown ? ";" : "") + " device " + std::to_string(d) + " waits at " +
                    e.op_label(slot.op) + (slot.is_pair() ? "&" + e.op_label(slot.partner) : "") +
@@ -173,9 +205,10 @@ Metrics measure(const Expansion& e, const Timeline& timeline) {
     m.busy[s.device] += s.end - s.start;
     first[s.device] = std::min(first[s.device], s.start);
     last[s.device] = std::max(last[s.device], s.end);
-    for (int32_t op : {s.slot.op, s.slot.partner}) {
-      if (op < 0) continue;
-      const Op& o = e.ops[op];
+    int32_t ops[3] = {-1, -1, -1};
+    const int32_t count = slot_ops(e, s.slot, ops);
+    for (int32_t i = 0; i < count; ++i) {
+      const Op& o = e.ops[ops[i]];
       if (o.alloc) events[s.device].push_back({{s.start, 1}, o.alloc});
       if (o.release) events[s.device].push_back({{s.end, 0}, -o.release});
     }

@@ -2,12 +2,16 @@
 // of a timed schedule (makespan, both bubble metrics, peak memory).
 //
 // An Order fixes where every unit sits and, per device, the sequence of
-// slots it runs; a slot is one operation or an overlapped F&B pair (an F and
-// a B of the same device run together for Expansion::pair_duration). The
-// simulator starts every slot as early as its device and its dependencies
-// allow: start = max(end of the device's previous slot, for every
-// predecessor of either op: its end + the arc's delay when the two units sit
-// on different devices). The result is exact (integer ticks).
+// slots it runs. A slot is one operation; or a full backward (a B and its W
+// as one block: the input gradient leaves only when the W is done, as in
+// 1F1B without the zero-bubble split); or an overlapped F&B pair (an F and
+// the full backward of another micro-batch run together on one device for
+// Expansion::pair_duration, as in DualPipe). The simulator starts every
+// slot as early as its device and its dependencies allow: start = max(end
+// of the device's previous slot, for every predecessor of an op of the
+// slot: its end + the arc's delay when the two units sit on different
+// devices), and every op of the slot ends when the slot ends. The result is
+// exact (integer ticks).
 #pragma once
 
 #include <cstdint>
@@ -19,11 +23,22 @@
 
 namespace shardlab::pipeline {
 
-struct Slot {
-  int32_t op = -1;       // the operation (the F of a pair)
-  int32_t partner = -1;  // the B overlapped with it, or -1
-  bool is_pair() const { return partner >= 0; }
+enum class SlotKind : uint8_t {
+  kSingle,        // op alone
+  kFullBackward,  // op is a B; its W runs in the same block
+  kPair,          // op is an F, partner a B; partner's W runs in the block too
 };
+
+struct Slot {
+  int32_t op = -1;
+  int32_t partner = -1;  // kPair: the B overlapped with op
+  SlotKind kind = SlotKind::kSingle;
+  bool is_pair() const { return kind == SlotKind::kPair; }
+};
+
+// The operations of a slot in order: kSingle {op}, kFullBackward {B, W},
+// kPair {F, B, W}. Returns how many (1 to 3).
+int32_t slot_ops(const Expansion& expansion, const Slot& slot, int32_t out[3]);
 
 struct Order {
   std::vector<int32_t> unit_device;             // device of every unit
@@ -43,13 +58,13 @@ struct Timeline {
   std::vector<TimedSlot> slots;  // device by device, each device's slots by start time
 };
 
-// Duration of a slot: the op's, or the pair's F&B time.
+// Duration of a slot: the op's, B + W for a full backward, the F&B time of a pair.
 int64_t slot_duration(const Expansion& expansion, const Slot& slot);
 
 // Simulates an order. Fails (kInvalidArgument) when the order does not run
 // every operation exactly once on its unit's device, pairs anything but an F
-// with a B, or deadlocks (an op waits for one queued behind it); the message
-// names the operations involved.
+// with a B (or fuses anything but a B with its W), or deadlocks (an op waits
+// for one queued behind it); the message names the operations involved.
 Result<Timeline> simulate(const Expansion& expansion, const Order& order);
 
 // Activation memory on one device as a step function: activation[i] holds on

@@ -113,8 +113,7 @@ TEST_CASE("pipeline simulate: a pair runs for the F&B time and a bad order is na
   // An F paired with its own micro-batch's B waits for itself.
   Order bad = order;
   bad.device_slots[1] = {{e.op_of(1, u10, K::kF)},
-                         {e.op_of(0, u01, K::kF), e.op_of(0, u01, K::kB)},
-                         {e.op_of(0, u01, K::kW)},
+                         {e.op_of(0, u01, K::kF), e.op_of(0, u01, K::kB), SlotKind::kPair},
                          {e.op_of(1, u10, K::kB)},
                          {e.op_of(1, u10, K::kW)}};
   Result<Timeline> dead = simulate(e, bad);
