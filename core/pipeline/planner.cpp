@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
+#include "core/pipeline/generators.h"
+#include "core/pipeline/heft.h"
 #include "core/pipeline/plan_engine.h"
 #include "core/pipeline/plan_problem.h"
 
@@ -141,6 +143,21 @@ std::string plan_options_schema_json() {
   return rows.dump();
 }
 
+// Whether a generated schedule's expansion is the planner's (same
+// placement, units, micro-batch directions and scales), so its timeline can
+// be offered as it is.
+bool same_shape(const Expansion& a, const Expansion& b) {
+  if (a.placement != b.placement || a.num_units() != b.num_units() || a.num_ops() != b.num_ops() ||
+      a.time_scale != b.time_scale || a.mem_scale != b.mem_scale ||
+      a.microbatch_copy != b.microbatch_copy) {
+    return false;
+  }
+  for (int32_t u = 0; u < a.num_units(); ++u) {
+    if (a.units[u].devices != b.units[u].devices) return false;
+  }
+  return true;
+}
+
 struct Planner::Impl {
   Status status;
   Expansion expansion;
@@ -148,6 +165,7 @@ struct Planner::Impl {
   Timeline best;
   int64_t best_cached = -1;
   std::string no_source;
+  nlohmann::ordered_json warm = nlohmann::ordered_json::object();
 
   Impl(const Problem& problem, const PlannerOptions& options) {
     status = validate(problem);
@@ -173,6 +191,36 @@ struct Planner::Impl {
     config.dive_share = options.dive_share;
     config.restart_nodes = options.restart_nodes;
     engine = std::make_unique<PlanEngine>(std::move(g).value(), config);
+    if (options.warm_start) warm_start(problem);
+    if (options.heft) {
+      const PlanSchedule h = heft(engine->graph());
+      warm["HEFT"] = h.empty() ? nlohmann::json(nullptr) : nlohmann::json(ticks(h.makespan));
+      if (!h.empty()) engine->offer(h, "HEFT");
+    }
+  }
+
+  nlohmann::json ticks(int64_t t) const {
+    const double v = expansion.time_value(t);
+    if (v == std::floor(v) && std::fabs(v) < 9e15) return static_cast<int64_t>(v);
+    return v;
+  }
+
+  // Offers every generated schedule that runs on the planner's expansion
+  // and records its makespan (null when it breaks a memory cap).
+  void warm_start(const Problem& problem) {
+    for (const ScheduleInfo& info : list_schedules(problem)) {
+      if (!info.applicable) continue;
+      Result<Generated> gen = generate(problem, info.name);
+      if (!gen.is_ok() || !same_shape(gen.value().expansion, expansion)) continue;
+      Result<Timeline> t = simulate(gen.value().expansion, gen.value().order);
+      if (!t.is_ok()) continue;
+      Result<PlanSchedule> s = plan_schedule_of(expansion, engine->graph(), t.value());
+      if (!s.is_ok()) continue;
+      const bool valid = check_plan(engine->graph(), s.value()).empty();
+      warm[info.name] =
+          valid ? ticks(measure(expansion, t.value()).makespan) : nlohmann::json(nullptr);
+      if (valid) engine->offer(s.value(), info.name.c_str());
+    }
   }
 
   void refresh() {
@@ -224,7 +272,12 @@ const std::string& Planner::best_source() const {
 
 std::string Planner::stats_json() const {
   if (!impl_->engine) return "{\"phase\":\"invalid\"}";
-  return impl_->engine->stats_json();
+  nlohmann::ordered_json j = nlohmann::ordered_json::parse(impl_->engine->stats_json());
+  j["proven"] = finished() && has_best();
+  j["makespan"] = has_best() ? impl_->ticks(best_ticks()) : nlohmann::json(nullptr);
+  j["lower_bound"] = impl_->ticks(lower_bound_ticks());
+  j["warm_start"] = impl_->warm;
+  return j.dump();
 }
 
 PlanResult plan(const Problem& problem, const PlannerOptions& options, double time_budget_s,
