@@ -42,7 +42,7 @@ int32_t slot_ops(const Expansion& e, const Slot& slot, int32_t out[3]) {
   return 3;
 }
 
-Result<Timeline> simulate(const Expansion& e, const Order& order) {
+Result<Timeline> simulate(const Expansion& e, const Order& order, std::vector<size_t>* blocked) {
   const int32_t p = e.devices;
   const int32_t n = e.num_ops();
   if (static_cast<int32_t>(order.device_slots.size()) != p ||
@@ -140,6 +140,7 @@ Result<Timeline> simulate(const Expansion& e, const Order& order) {
       }
     }
     if (!progress) {
+      if (blocked) *blocked = next;
       std::string message = "the order deadlocks:";
       int32_t shown = 0;
       for (int32_t d = 0; d < p && shown < 4; ++d) {

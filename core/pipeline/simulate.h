@@ -65,7 +65,10 @@ int64_t slot_duration(const Expansion& expansion, const Slot& slot);
 // every operation exactly once on its unit's device, pairs anything but an F
 // with a B (or fuses anything but a B with its W), or deadlocks (an op waits
 // for one queued behind it); the message names the operations involved.
-Result<Timeline> simulate(const Expansion& expansion, const Order& order);
+// When it deadlocks and `blocked` is given, (*blocked)[d] is the index of
+// the slot device d waits at (its slot count when it had finished).
+Result<Timeline> simulate(const Expansion& expansion, const Order& order,
+                          std::vector<size_t>* blocked = nullptr);
 
 // Activation memory on one device as a step function: activation[i] holds on
 // [time[i], time[i + 1]); the last step holds until the end (it is 0 when
