@@ -166,6 +166,7 @@ struct Planner::Impl {
   int64_t best_cached = -1;
   std::string no_source;
   nlohmann::ordered_json warm = nlohmann::ordered_json::object();
+  bool symmetry = true;
 
   Impl(const Problem& problem, const PlannerOptions& options) {
     status = validate(problem);
@@ -184,6 +185,7 @@ struct Planner::Impl {
     EngineConfig config;
     config.seed = static_cast<uint64_t>(options.seed);
     config.symmetry = options.symmetry != 0;
+    symmetry = config.symmetry;
     config.dominance = options.dominance != 0;
     config.table_entries = options.table_entries;
     config.prover_share = options.prover_share;
@@ -280,6 +282,32 @@ std::string Planner::stats_json() const {
   return j.dump();
 }
 
+MipModel Planner::emit_lp() const {
+  if (!impl_->engine) return MipModel();
+  const MipUnits units{1.0 / static_cast<double>(impl_->expansion.time_scale),
+                       1.0 / static_cast<double>(impl_->expansion.mem_scale)};
+  const bool symmetry = impl_->symmetry;
+  return pipeline::emit_lp(impl_->engine->graph(), units, impl_->engine->best(), symmetry);
+}
+
+Result<std::map<std::string, double>> Planner::mip_start(const Timeline& timeline) const {
+  if (!impl_->engine) return impl_->status;
+  Result<PlanSchedule> s = plan_schedule_of(impl_->expansion, impl_->engine->graph(), timeline);
+  if (!s.is_ok()) return s.status();
+  const MipUnits units{1.0 / static_cast<double>(impl_->expansion.time_scale),
+                       1.0 / static_cast<double>(impl_->expansion.mem_scale)};
+  return pipeline::mip_start(impl_->engine->graph(), units, s.value(), impl_->symmetry);
+}
+
+Result<Timeline> Planner::schedule_from_mip(const std::map<std::string, double>& columns) const {
+  if (!impl_->engine) return impl_->status;
+  const MipUnits units{1.0 / static_cast<double>(impl_->expansion.time_scale),
+                       1.0 / static_cast<double>(impl_->expansion.mem_scale)};
+  Result<PlanSchedule> s = pipeline::schedule_from_mip(impl_->engine->graph(), units, columns);
+  if (!s.is_ok()) return s.status();
+  return timeline_of(impl_->expansion, s.value());
+}
+
 PlanResult plan(const Problem& problem, const PlannerOptions& options, double time_budget_s,
                 const PlanSink& sink, const std::atomic<bool>* interrupt) {
   using Clock = std::chrono::steady_clock;
@@ -302,12 +330,17 @@ PlanResult plan(const Problem& problem, const PlannerOptions& options, double ti
     if (sink && !sink(ev)) stop = true;
   };
   report();
-  // Steps of about 5 ms natively keep the interrupt and the sink responsive.
-  int64_t work = 500;
+  // Steps of about 5 ms natively keep the interrupt and the sink
+  // responsive; with a work limit, fixed steps make the run reproducible.
+  const bool fixed = options.work > 0;
+  int64_t work = fixed ? 1000 : 500;
+  int64_t spent = 0;
   while (!stop && !planner.finished() && elapsed() < time_budget_s &&
-         !(interrupt && interrupt->load())) {
+         !(interrupt && interrupt->load()) && (!fixed || spent < options.work)) {
     const double before = elapsed();
     if (planner.step(work)) report();
+    spent += work;
+    if (fixed) continue;
     const double took = elapsed() - before;
     if (took < 0.002 && work < (int64_t{1} << 30)) work *= 2;
     if (took > 0.02 && work > 16) work /= 2;
