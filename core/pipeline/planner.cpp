@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
+#include "core/pipeline/check.h"
 #include "core/pipeline/generators.h"
 #include "core/pipeline/heft.h"
 #include "core/pipeline/plan_engine.h"
@@ -171,7 +172,7 @@ struct Planner::Impl {
   Impl(const Problem& problem, const PlannerOptions& options) {
     status = validate(problem);
     if (!status.is_ok()) return;
-    Result<Expansion> e = expand(problem, options.placement);
+    Result<Expansion> e = expand(problem, choose_placement(problem, options));
     if (!e.is_ok()) {
       status = e.status();
       return;
@@ -199,6 +200,34 @@ struct Planner::Impl {
       warm["HEFT"] = h.empty() ? nlohmann::json(nullptr) : nlohmann::json(ticks(h.makespan));
       if (!h.empty()) engine->offer(h, "HEFT");
     }
+  }
+
+  // The placement to plan on: the problem's or the options', else (stages,
+  // warm start on) the placement of the best published schedule that fits
+  // the caps, so that an open problem is planned where the known schedules
+  // do best (e.g. DualPipe's two copies); else the default.
+  Placement choose_placement(const Problem& problem, const PlannerOptions& options) {
+    if (problem.placement.kind != PlacementKind::kAuto ||
+        options.placement.kind != PlacementKind::kAuto || problem.form != Form::kStages ||
+        !options.warm_start) {
+      return options.placement;
+    }
+    Placement chosen = options.placement;
+    double best_makespan = -1;
+    for (const ScheduleInfo& info : list_schedules(problem)) {
+      if (!info.applicable) continue;
+      Result<Generated> gen = generate(problem, info.name);
+      if (!gen.is_ok()) continue;
+      Result<Timeline> t = simulate(gen.value().expansion, gen.value().order);
+      if (!t.is_ok() || !check_schedule(gen.value().expansion, t.value()).valid) continue;
+      const Expansion& ge = gen.value().expansion;
+      const double makespan = ge.time_value(measure(ge, t.value()).makespan);
+      if (best_makespan >= 0 && makespan >= best_makespan) continue;
+      best_makespan = makespan;
+      chosen.kind = ge.placement;
+      chosen.chunks = ge.chunks;
+    }
+    return chosen;
   }
 
   nlohmann::json ticks(int64_t t) const {
@@ -278,6 +307,7 @@ std::string Planner::stats_json() const {
   j["proven"] = finished() && has_best();
   j["makespan"] = has_best() ? impl_->ticks(best_ticks()) : nlohmann::json(nullptr);
   j["lower_bound"] = impl_->ticks(lower_bound_ticks());
+  j["placement"] = placement_name(impl_->expansion.placement);
   j["warm_start"] = impl_->warm;
   return j.dump();
 }
@@ -347,6 +377,7 @@ PlanResult plan(const Problem& problem, const PlannerOptions& options, double ti
   }
   result.found = planner.has_best();
   result.best = planner.best();
+  result.expansion = planner.expansion();
   result.makespan = planner.best_makespan();
   result.lower_bound = planner.lower_bound();
   result.optimal = planner.finished() && result.found;
