@@ -10,6 +10,7 @@
 #include "core/pipeline/check.h"
 #include "core/pipeline/generators.h"
 #include "core/pipeline/heft.h"
+#include "core/pipeline/merge.h"
 #include "core/pipeline/plan_engine.h"
 #include "core/pipeline/plan_problem.h"
 
@@ -168,6 +169,11 @@ struct Planner::Impl {
   std::string no_source;
   nlohmann::ordered_json warm = nlohmann::ordered_json::object();
   bool symmetry = true;
+  // Bi-level: the merged problem and its own engine, while it helps.
+  std::unique_ptr<Merged> merged;
+  std::unique_ptr<PlanEngine> coarse;
+  double merge_share = 0;
+  int64_t coarse_best = -1, coarse_offers = 0, coarse_stall = 0;
 
   Impl(const Problem& problem, const PlannerOptions& options) {
     status = validate(problem);
@@ -194,6 +200,15 @@ struct Planner::Impl {
     config.dive_share = options.dive_share;
     config.restart_nodes = options.restart_nodes;
     engine = std::make_unique<PlanEngine>(std::move(g).value(), config);
+    if (options.merge_above > 0 && engine->graph().num_ops() > options.merge_above) {
+      merged = std::make_unique<Merged>(
+          coarsen(engine->graph(), static_cast<int32_t>(options.merge_above / 2)));
+      if (merged->graph.num_ops() < engine->graph().num_ops()) {
+        merge_share = options.merge_share;
+        coarse = std::make_unique<PlanEngine>(merged->graph, config);
+        refine_coarse();
+      }
+    }
     if (options.warm_start) warm_start(problem);
     if (options.heft) {
       const PlanSchedule h = heft(engine->graph());
@@ -254,6 +269,30 @@ struct Planner::Impl {
     }
   }
 
+  // Offers the coarse incumbent, expanded, to the full problem's engine.
+  bool refine_coarse() {
+    if (!coarse || coarse->best().empty() || coarse->best().makespan == coarse_best) return false;
+    coarse_best = coarse->best().makespan;
+    ++coarse_offers;
+    return engine->offer(expand_merged(engine->graph(), *merged, coarse->best()), "merged");
+  }
+
+  bool step(int64_t work) {
+    bool improved = false;
+    if (coarse) {
+      const int64_t share = std::max<int64_t>(1, static_cast<int64_t>(work * merge_share));
+      const bool moved = coarse->step(share);
+      improved |= moved && refine_coarse();
+      coarse_stall = moved ? 0 : coarse_stall + 1;
+      // The merged problem is done once proven or stalled for a while.
+      if (coarse->finished() || coarse_stall > 200) merge_share = 0, coarse_stall = -1;
+      if (merge_share == 0) coarse.reset();
+      work = std::max<int64_t>(1, work - share);
+    }
+    improved |= engine->step(work);
+    return improved;
+  }
+
   void refresh() {
     if (!engine || engine->best().empty() || engine->best().makespan == best_cached) return;
     best = timeline_of(expansion, engine->best());
@@ -271,7 +310,7 @@ const Expansion& Planner::expansion() const { return impl_->expansion; }
 
 bool Planner::step(int64_t work) {
   if (!impl_->engine) return false;
-  const bool improved = impl_->engine->step(work);
+  const bool improved = impl_->step(work);
   if (improved) impl_->refresh();
   return improved;
 }
@@ -308,6 +347,13 @@ std::string Planner::stats_json() const {
   j["makespan"] = has_best() ? impl_->ticks(best_ticks()) : nlohmann::json(nullptr);
   j["lower_bound"] = impl_->ticks(lower_bound_ticks());
   j["placement"] = placement_name(impl_->expansion.placement);
+  if (impl_->merged) {
+    j["merged"] = {{"ops", impl_->merged->graph.num_ops()},
+                   {"best", impl_->coarse_best < 0 ? nlohmann::json(nullptr)
+                                                   : impl_->ticks(impl_->coarse_best)},
+                   {"offers", impl_->coarse_offers},
+                   {"active", impl_->coarse != nullptr}};
+  }
   j["warm_start"] = impl_->warm;
   return j.dump();
 }
