@@ -101,6 +101,33 @@ const char* slot_kind_name(const Expansion& e, const Slot& slot) {
   return kind_name(e.ops[slot.op].kind);
 }
 
+// Multiplies every time of an expansion by `factor` (a finer tick), so that
+// times read from a schedule file stay exact.
+void refine_ticks(Expansion* e, int64_t factor) {
+  if (factor == 1) return;
+  e->time_scale *= factor;
+  for (Op& op : e->ops) op.duration *= factor;
+  for (Unit& u : e->units) u.fb *= factor;
+  for (Arc& a : e->arcs) a.delay *= factor;
+}
+
+// The factor (a power of ten up to 10^6) that makes every time integral.
+int64_t tick_factor(const std::vector<double>& times, int64_t scale) {
+  int64_t factor = 1;
+  for (int k = 0; k <= 6; ++k, factor *= 10) {
+    bool integral = true;
+    for (double t : times) {
+      const double x = t * static_cast<double>(scale * factor);
+      if (std::fabs(x - std::nearbyint(x)) > 1e-9 * std::max(1.0, std::fabs(x))) {
+        integral = false;
+        break;
+      }
+    }
+    if (integral) return factor;
+  }
+  return 1'000'000;
+}
+
 }  // namespace
 
 ScheduleResult evaluate_timeline(const Problem& problem, Expansion expansion, Timeline timeline,
@@ -252,6 +279,51 @@ std::string schedule_json(const ScheduleResult& s, int indent) {
   return out.dump(indent);
 }
 
+std::string compare_json(const Problem& problem) {
+  ordered_json rows = ordered_json::array();
+  auto largest = [](const std::vector<int64_t>& v) {
+    return v.empty() ? int64_t{0} : *std::max_element(v.begin(), v.end());
+  };
+  for (const ScheduleInfo& info : list_schedules(problem)) {
+    ordered_json row;
+    row["name"] = info.name;
+    row["summary"] = info.summary;
+    Result<ScheduleResult> run =
+        info.applicable ? run_schedule(problem, info.name)
+                        : Result<ScheduleResult>(Status(StatusCode::kInvalidArgument, info.reason));
+    row["applicable"] = run.is_ok();
+    if (!run.is_ok()) {
+      row["reason"] = run.status().message();
+      rows.push_back(row);
+      continue;
+    }
+    const ScheduleResult& s = run.value();
+    const Expansion& e = s.expansion;
+    const Metrics& m = s.metrics;
+    row["reason"] = "";
+    row["makespan"] = num(e.time_value(m.makespan));
+    row["global_idle_max"] = num(e.time_value(largest(m.global_idle)));
+    row["span_idle_max"] = num(e.time_value(largest(m.span_idle)));
+    row["peak_activation_max"] = num(e.mem_value(largest(m.peak_activation)));
+    row["peak_parameter_max"] = num(e.mem_value(largest(m.peak_parameter)));
+    row["devices"] = e.devices;
+    row["valid"] = s.check.valid;
+    row["violation"] = s.check.violations.empty() ? "" : s.check.violations[0];
+    if (s.closed) {
+      const int64_t simulated = largest(s.closed->metric == "span" ? m.span_idle : m.global_idle);
+      row["closed_form"] = {{"formula", s.closed->formula},
+                            {"value", num(e.time_value(s.closed->value))},
+                            {"metric", s.closed->metric},
+                            {"holds", s.closed->holds},
+                            {"matches", simulated == s.closed->value}};
+    } else {
+      row["closed_form"] = nullptr;
+    }
+    rows.push_back(row);
+  }
+  return rows.dump();
+}
+
 Result<ScheduleResult> read_schedule_json(const Problem& problem, const std::string& source,
                                           std::string_view text) {
   Result<json::Document> doc = json::Document::parse(source, text);
@@ -283,10 +355,18 @@ Result<ScheduleResult> read_schedule_json(const Problem& problem, const std::str
   if (!errors.ok()) return errors.status();
   Result<Expansion> expansion = expand(problem, placement);
   if (!expansion.is_ok()) return expansion.status();
-  const Expansion& e = expansion.value();
   const json::JsonAt ops = root["ops"];
   errors.add(ops.expect(json::Kind::kArray));
   if (!errors.ok()) return errors.status();
+  // A schedule may use times finer than the problem's own values.
+  std::vector<double> stamps;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    for (const char* key : {"start", "end"}) {
+      if (ops[i][key].is(json::Kind::kNumber)) stamps.push_back(ops[i][key].value().number);
+    }
+  }
+  refine_ticks(&expansion.value(), tick_factor(stamps, expansion.value().time_scale));
+  const Expansion& e = expansion.value();
   std::vector<int32_t> operator_index;
   Timeline timeline;
   timeline.unit_device.assign(e.num_units(), -1);
