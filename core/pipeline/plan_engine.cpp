@@ -37,6 +37,7 @@ struct PlanEngine::Impl {
 
   std::unique_ptr<ScheduleSearch> prover;
   int64_t prover_target = -1;
+  int64_t prover_step = 1;
   int64_t prover_budget = 0;
   int64_t prover_spent = 0;
   int32_t prover_restarts = 0;
@@ -89,24 +90,39 @@ struct PlanEngine::Impl {
     return ok && take(found, "dive");
   }
 
+  // The prover's target: the bound plus a step that doubles while probes
+  // are refuted quickly (fine time units make one-tick steps slow) and
+  // halves when a probe needs a restart; never at or above the incumbent.
+  int64_t prover_goal() const {
+    int64_t t = lb + prover_step - 1;
+    if (!best.empty()) t = std::min(t, best.makespan - 1);
+    return std::max(t, lb);
+  }
+
   bool run_prover(int64_t budget) {
     bool improved = false;
     while (budget > 0 && !finished()) {
-      if (!prover || prover_target != lb) {
-        prover_target = lb;
+      const bool stale =
+          !prover || prover_target < lb || (!best.empty() && prover_target >= best.makespan);
+      if (stale) {
+        prover_target = prover_goal();
         prover_restarts = 0;
         prover_budget = cfg.restart_nodes;
         prover_spent = 0;
         prover = std::make_unique<ScheduleSearch>(g, search_config(0, 0.0));
-        prover->set_upper(lb + 1);
+        prover->set_upper(prover_target + 1);
       } else if (prover_spent >= prover_budget) {
         ++prover_restarts;
         prover_budget += prover_budget / 2;
         prover_spent = 0;
+        if (prover_target > lb) {
+          prover_step = std::max<int64_t>(1, prover_step / 2);
+          prover_target = prover_goal();
+        }
         const int32_t rule = prover_restarts % kRules;
         const double noise = prover_restarts < kRules ? 0.0 : 0.2;
         prover = std::make_unique<ScheduleSearch>(g, search_config(rule, noise));
-        prover->set_upper(lb + 1);
+        prover->set_upper(prover_target + 1);
       }
       const int64_t before = prover->nodes();
       const int64_t slice = std::min(budget, prover_budget - prover_spent);
@@ -116,13 +132,13 @@ struct PlanEngine::Impl {
       budget -= used;
       prover_spent += used;
       nodes += used;
-      if (hit && take(found, "prover")) improved = true;
       if (hit) {
-        // A schedule at the bound: optimal.
-        lb = std::max(lb, found.makespan);
-        improved = true;
+        improved |= take(found, "prover");
+        // At the bound itself the schedule is optimal.
+        if (prover_target == lb) lb = std::max(lb, found.makespan);
       } else if (prover->exhausted()) {
         lb = prover_target + 1;
+        prover_step = std::min<int64_t>(prover_step * 2, int64_t{1} << 40);
         ++bound_raises;
         improved = true;
       }
