@@ -61,7 +61,7 @@ struct PlanEngine::Impl {
     SearchConfig sc = search_config(0, 0.0);
     diver = std::make_unique<ScheduleSearch>(g, sc);
     // Deterministic dives with each rule give the first incumbents.
-    for (int32_t rule = 0; rule < kRules; ++rule) dive(rule, 0.0);
+    for (int32_t rule = 0; cfg.initial_dives && rule < kRules; ++rule) dive(rule, 0.0);
   }
 
   SearchConfig search_config(int32_t rule, double noise) {
