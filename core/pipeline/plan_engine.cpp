@@ -35,15 +35,21 @@ struct PlanEngine::Impl {
   bool infeasible = false;
   Rng rng;
 
-  std::unique_ptr<ScheduleSearch> prover;
-  int64_t prover_target = -1;
-  int64_t prover_budget = 0;
-  int64_t prover_spent = 0;
-  int32_t prover_restarts = 0;
-
-  std::unique_ptr<ScheduleSearch> improver;
+  struct Probe {
+    Probe(bool below, const char* who) : from_below(below), name(who) {}
+    bool from_below;   // the prover; else the bisecting improver
+    const char* name;  // the source of its schedules
+    std::unique_ptr<ScheduleSearch> search;
+    int64_t target = -1, base = 0, step = 1;
+    int64_t budget = 0, spent = 0;
+    int32_t restarts = 0;
+  };
+  Probe prover{true, "prover"};
+  Probe improver{false, "search"};
+  std::unique_ptr<ScheduleSearch> diver;  // holds the dives' own state
 
   double credit_prover = 0, credit_improver = 0, credit_dive = 0, credit_lns = 0;
+  int64_t dead_dives = 0;
   int64_t nodes = 0, dives = 0, lns_moves = 0, lns_wins = 0, offers = 0, bound_raises = 0;
   int64_t lns_size = 24;
 
@@ -52,9 +58,9 @@ struct PlanEngine::Impl {
     lb = root_bound(g);
     if (lb >= kNoCap) infeasible = true;
     SearchConfig sc = search_config(0, 0.0);
-    improver = std::make_unique<ScheduleSearch>(g, sc);
+    diver = std::make_unique<ScheduleSearch>(g, sc);
     // Deterministic dives with each rule give the first incumbents.
-    for (int32_t rule = 0; rule < kRules; ++rule) dive(rule, 0.0);
+    for (int32_t rule = 0; cfg.initial_dives && rule < kRules; ++rule) dive(rule, 0.0);
   }
 
   SearchConfig search_config(int32_t rule, double noise) {
@@ -75,75 +81,94 @@ struct PlanEngine::Impl {
     if (!check_plan(g, s).empty()) return false;
     best = s;
     source = who;
-    improver->set_upper(s.makespan);
+    diver->set_upper(s.makespan);
     return true;
   }
 
   bool dive(int32_t rule, double noise) {
     PlanSchedule found;
     int64_t used = 0;
-    ScheduleSearch& s = *improver;
-    const bool ok = s.dive(&rng, noise, rule, &found, &used);
+    ScheduleSearch& s = *diver;
+    bool ok = s.dive(&rng, noise, rule, &found, &used);
     nodes += used;
     ++dives;
+    if (!ok && !s.dive_completed()) {
+      // A dead end (a memory cap blocked every device): dive again with
+      // chronological backtracking, a few nodes per op.
+      ++dead_dives;
+      ScheduleSearch retry(g, search_config(rule, noise));
+      if (!best.empty()) retry.set_upper(best.makespan);
+      const int64_t limit = 4 * static_cast<int64_t>(g.num_ops()) + 100;
+      while (!ok && !retry.exhausted() && retry.nodes() < limit) {
+        ok = retry.run(limit - retry.nodes(), &found);
+      }
+      nodes += retry.nodes();
+    }
     return ok && take(found, "dive");
   }
 
-  bool run_prover(int64_t budget) {
+  // A probe asks the search for a schedule of makespan <= target. The
+  // prover's target is the bound plus a step that doubles while probes are
+  // refuted quickly (fine time units make one-tick steps slow) and halves
+  // on a restart. The improver's is halfway between a base (the bound, then
+  // past each stalled target) and the incumbent, so a find halves the gap
+  // from above and a stalled probe moves towards the plain search below
+  // the incumbent (which, exhausted, proves it optimal). Either way an
+  // exhausted probe raises the bound to its target plus one.
+  int64_t goal(const Probe& p) const {
+    const int64_t ub = best.empty() ? kNoCap : best.makespan;
+    if (p.from_below) return std::max(lb, std::min(lb + p.step - 1, ub - 1));
+    if (best.empty()) return kNoCap - 1;
+    return std::max(lb, std::min(ub - 1, p.base + (ub - p.base) / 2));
+  }
+
+  bool run_probe(Probe& p, int64_t budget) {
     bool improved = false;
     while (budget > 0 && !finished()) {
-      if (!prover || prover_target != lb) {
-        prover_target = lb;
-        prover_restarts = 0;
-        prover_budget = cfg.restart_nodes;
-        prover_spent = 0;
-        prover = std::make_unique<ScheduleSearch>(g, search_config(0, 0.0));
-        prover->set_upper(lb + 1);
-      } else if (prover_spent >= prover_budget) {
-        ++prover_restarts;
-        prover_budget += prover_budget / 2;
-        prover_spent = 0;
-        const int32_t rule = prover_restarts % kRules;
-        const double noise = prover_restarts < kRules ? 0.0 : 0.2;
-        prover = std::make_unique<ScheduleSearch>(g, search_config(rule, noise));
-        prover->set_upper(lb + 1);
+      const int64_t ub = best.empty() ? kNoCap : best.makespan;
+      const bool stale = !p.search || p.target < lb || p.target >= ub;
+      if (stale || p.spent >= p.budget) {
+        if (stale) {
+          p.restarts = 0;
+          p.budget = cfg.restart_nodes;
+          p.base = lb;
+        } else {
+          ++p.restarts;
+          p.budget += p.budget / 2;
+          if (p.from_below) {
+            p.step = std::max<int64_t>(1, p.step / 2);
+          } else {
+            p.base = p.target + 1;
+          }
+        }
+        p.spent = 0;
+        p.target = goal(p);
+        // Each restart takes the next child-order rule, then noisy ones.
+        const int32_t rule = (p.restarts + (p.from_below ? 0 : 2)) % kRules;
+        p.search = std::make_unique<ScheduleSearch>(
+            g, search_config(rule, p.restarts < kRules ? 0.0 : 0.2));
+        p.search->set_upper(p.target + 1);
       }
-      const int64_t before = prover->nodes();
-      const int64_t slice = std::min(budget, prover_budget - prover_spent);
+      const int64_t before = p.search->nodes();
       PlanSchedule found;
-      const bool hit = prover->run(slice, &found);
-      const int64_t used = std::max<int64_t>(1, prover->nodes() - before);
+      const bool hit = p.search->run(std::min(budget, p.budget - p.spent), &found);
+      const int64_t used = std::max<int64_t>(1, p.search->nodes() - before);
       budget -= used;
-      prover_spent += used;
+      p.spent += used;
       nodes += used;
-      if (hit && take(found, "prover")) improved = true;
       if (hit) {
-        // A schedule at the bound: optimal.
-        lb = std::max(lb, found.makespan);
-        improved = true;
-      } else if (prover->exhausted()) {
-        lb = prover_target + 1;
+        improved |= take(found, p.name);
+        if (p.target == lb) lb = std::max(lb, found.makespan);  // at the bound: optimal
+      } else if (p.search->exhausted()) {
+        if (best.empty() && p.target >= kNoCap - 1) {
+          infeasible = true;
+        } else {
+          lb = std::max(lb, p.target + 1);
+        }
+        if (p.from_below) p.step = std::min<int64_t>(p.step * 2, int64_t{1} << 40);
         ++bound_raises;
         improved = true;
       }
-    }
-    return improved;
-  }
-
-  bool run_improver(int64_t budget) {
-    if (finished() || improver->exhausted()) return false;
-    const int64_t before = improver->nodes();
-    PlanSchedule found;
-    bool improved = false;
-    if (improver->run(budget, &found)) improved = take(found, "search");
-    nodes += improver->nodes() - before;
-    if (improver->exhausted()) {
-      if (best.empty()) {
-        infeasible = true;
-      } else {
-        lb = std::max(lb, best.makespan);
-      }
-      improved = true;
     }
     return improved;
   }
@@ -181,12 +206,12 @@ struct PlanEngine::Impl {
     if (credit_prover >= 1) {
       const int64_t b = static_cast<int64_t>(credit_prover);
       credit_prover -= b;
-      improved |= run_prover(b);
+      improved |= run_probe(prover, b);
     }
     if (!finished() && credit_improver >= 1) {
       const int64_t b = static_cast<int64_t>(credit_improver);
       credit_improver -= b;
-      improved |= run_improver(b);
+      improved |= run_probe(improver, b);
     }
     const double dive_cost = std::max<int32_t>(1, g.num_ops());
     while (!finished() && credit_dive >= dive_cost) {
@@ -225,12 +250,13 @@ std::string PlanEngine::stats_json() const {
   j["phase"] = m.infeasible ? "infeasible" : m.finished() ? "optimal" : "searching";
   j["ops"] = m.g.num_ops();
   j["nodes"] = m.nodes;
-  j["prover_target"] = m.prover_target;
-  j["prover_restarts"] = m.prover_restarts;
+  j["prover_target"] = m.prover.target;
+  j["prover_restarts"] = m.prover.restarts;
   j["bound_raises"] = m.bound_raises;
-  j["improver_nodes"] = m.improver->nodes();
-  j["improver_exhausted"] = m.improver->exhausted();
+  j["improver_target"] = m.improver.target;
+  j["improver_restarts"] = m.improver.restarts;
   j["dives"] = m.dives;
+  j["dead_end_dives"] = m.dead_dives;
   j["lns_moves"] = m.lns_moves;
   j["lns_improvements"] = m.lns_wins;
   j["offers"] = m.offers;

@@ -11,6 +11,7 @@
 #include "core/pipeline/generators.h"
 #include "core/pipeline/heft.h"
 #include "core/pipeline/merge.h"
+#include "core/pipeline/plan_bound.h"
 #include "core/pipeline/plan_engine.h"
 #include "core/pipeline/plan_problem.h"
 
@@ -169,6 +170,7 @@ struct Planner::Impl {
   std::string no_source;
   nlohmann::ordered_json warm = nlohmann::ordered_json::object();
   bool symmetry = true;
+  bool heft_only = false;
   // Bi-level: the merged problem and its own engine, while it helps.
   std::unique_ptr<Merged> merged;
   std::unique_ptr<PlanEngine> coarse;
@@ -199,7 +201,15 @@ struct Planner::Impl {
     config.improver_share = options.improver_share;
     config.dive_share = options.dive_share;
     config.restart_nodes = options.restart_nodes;
+    heft_only = options.heft_only != 0;
+    config.initial_dives = !heft_only;
     engine = std::make_unique<PlanEngine>(std::move(g).value(), config);
+    if (heft_only) {
+      const PlanSchedule h = heft(engine->graph());
+      warm["HEFT"] = h.empty() ? nlohmann::json(nullptr) : nlohmann::json(ticks(h.makespan));
+      if (!h.empty()) engine->offer(h, "HEFT");
+      return;
+    }
     if (options.merge_above > 0 && engine->graph().num_ops() > options.merge_above) {
       merged = std::make_unique<Merged>(
           coarsen(engine->graph(), static_cast<int32_t>(options.merge_above / 2)));
@@ -218,9 +228,11 @@ struct Planner::Impl {
   }
 
   // The placement to plan on: the problem's or the options', else (stages,
-  // warm start on) the placement of the best published schedule that fits
-  // the caps, so that an open problem is planned where the known schedules
-  // do best (e.g. DualPipe's two copies); else the default.
+  // warm start on) among the placements of the published schedules that fit
+  // the caps, the one with the least lower bound (ties: the best published
+  // makespan), so an open problem is planned where the best schedule can be
+  // (DualPipe's example: two copies, bound 63, beat V-shape's 63.5); else
+  // the default.
   Placement choose_placement(const Problem& problem, const PlannerOptions& options) {
     if (problem.placement.kind != PlacementKind::kAuto ||
         options.placement.kind != PlacementKind::kAuto || problem.form != Form::kStages ||
@@ -228,7 +240,7 @@ struct Planner::Impl {
       return options.placement;
     }
     Placement chosen = options.placement;
-    double best_makespan = -1;
+    double best_bound = -1, best_makespan = -1;
     for (const ScheduleInfo& info : list_schedules(problem)) {
       if (!info.applicable) continue;
       Result<Generated> gen = generate(problem, info.name);
@@ -236,8 +248,15 @@ struct Planner::Impl {
       Result<Timeline> t = simulate(gen.value().expansion, gen.value().order);
       if (!t.is_ok() || !check_schedule(gen.value().expansion, t.value()).valid) continue;
       const Expansion& ge = gen.value().expansion;
+      Result<PlanGraph> graph = plan_graph_of(ge);
+      if (!graph.is_ok()) continue;
+      const double bound = ge.time_value(root_bound(graph.value()));
       const double makespan = ge.time_value(measure(ge, t.value()).makespan);
-      if (best_makespan >= 0 && makespan >= best_makespan) continue;
+      if (best_bound >= 0 &&
+          (bound > best_bound || (bound == best_bound && makespan >= best_makespan))) {
+        continue;
+      }
+      best_bound = bound;
       best_makespan = makespan;
       chosen.kind = ge.placement;
       chosen.chunks = ge.chunks;
@@ -310,12 +329,16 @@ const Expansion& Planner::expansion() const { return impl_->expansion; }
 
 bool Planner::step(int64_t work) {
   if (!impl_->engine) return false;
+  if (impl_->heft_only) return false;
   const bool improved = impl_->step(work);
   if (improved) impl_->refresh();
   return improved;
 }
 
-bool Planner::finished() const { return !impl_->engine || impl_->engine->finished(); }
+bool Planner::finished() const {
+  return !impl_->engine || impl_->heft_only || impl_->engine->finished();
+}
+bool Planner::proven() const { return impl_->engine && impl_->engine->finished(); }
 bool Planner::has_best() const { return impl_->engine && !impl_->engine->best().empty(); }
 const Timeline& Planner::best() const { return impl_->best; }
 int64_t Planner::best_ticks() const { return has_best() ? impl_->engine->best().makespan : -1; }
@@ -343,7 +366,7 @@ const std::string& Planner::best_source() const {
 std::string Planner::stats_json() const {
   if (!impl_->engine) return "{\"phase\":\"invalid\"}";
   nlohmann::ordered_json j = nlohmann::ordered_json::parse(impl_->engine->stats_json());
-  j["proven"] = finished() && has_best();
+  j["proven"] = proven() && has_best();
   j["makespan"] = has_best() ? impl_->ticks(best_ticks()) : nlohmann::json(nullptr);
   j["lower_bound"] = impl_->ticks(lower_bound_ticks());
   j["placement"] = placement_name(impl_->expansion.placement);
@@ -426,8 +449,8 @@ PlanResult plan(const Problem& problem, const PlannerOptions& options, double ti
   result.expansion = planner.expansion();
   result.makespan = planner.best_makespan();
   result.lower_bound = planner.lower_bound();
-  result.optimal = planner.finished() && result.found;
-  result.infeasible = planner.finished() && !result.found;
+  result.optimal = planner.proven() && result.found;
+  result.infeasible = planner.proven() && !result.found;
   result.source = planner.best_source();
   result.seconds = elapsed();
   result.stats_json = planner.stats_json();

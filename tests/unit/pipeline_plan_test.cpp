@@ -14,6 +14,7 @@
 #include "core/pipeline/plan_problem.h"
 #include "core/pipeline/plan_search.h"
 #include "core/pipeline/planner.h"
+#include "core/pipeline/problem_json.h"
 #include "core/pipeline/simulate.h"
 #include "core/rng.h"
 
@@ -22,15 +23,12 @@ namespace {
 
 Problem uniform_stages(int32_t p, int32_t m, double f, double b, double w, double cap,
                        double keep = 0) {
-  Problem problem;
-  problem.devices = p;
-  problem.microbatches = m;
   StageSpec s;
   s.f = f;
   s.b = b;
   s.w = w;
   s.keep = keep;
-  problem.stages = {s};
+  Problem problem = uniform_problem(p, m, s);
   if (cap > 0) problem.mem_cap.assign(p, cap);
   return problem;
 }
@@ -247,11 +245,12 @@ TEST_CASE("pipeline plan: equal times with cap p are proven optimal") {
                                {6, 7, 26},
                                {8, 3, 21},
                                {5, 2, 13}}) {
-    const Problem problem = uniform_stages(p, m, 1, 1, 1, p);
+    const int32_t devices = p, microbatches = m;  // lambdas cannot capture bindings (clang 14)
+    const Problem problem = uniform_stages(devices, microbatches, 1, 1, 1, devices);
     PlannerOptions options;
     options.warm_start = 0;  // the planner alone, without generated schedules
     const Run run = run_planner(problem, options, 200000);
-    INFO("p=" << p << " m=" << m);
+    INFO("p=" << devices << " m=" << microbatches);
     CHECK(run.finished);
     CHECK(run.makespan == optimum);
     CHECK(run.bound == run.makespan);
