@@ -462,6 +462,8 @@ int plan_command(const Args& a, const Problem& problem) {
       evaluate_timeline(problem, std::move(result.expansion), std::move(result.best), "planned");
   s.lower_bound = result.lower_bound;
   s.optimal = result.optimal;
+  s.planner_stats = result.stats_json;
+  s.seconds = result.seconds;
   return emit(a, s);
 }
 

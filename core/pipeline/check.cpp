@@ -87,7 +87,11 @@ CheckReport check_schedule(const Expansion& e, const Timeline& timeline) {
         }
         const int32_t w = e.op_of(e.ops[b].microbatch, e.ops[b].unit, OpKind::kW);
         members = {a, b, w};
-        expected = std::max(e.units[e.ops[a].unit].fb, e.units[e.ops[b].unit].fb);
+        const Unit& uf = e.units[e.ops[a].unit];
+        const Unit& ub = e.units[e.ops[b].unit];
+        expected = uf.fb_given && ub.fb_given
+                       ? std::max(uf.fb, ub.fb)
+                       : e.ops[a].duration + e.ops[b].duration + e.ops[w].duration;
         break;
       }
     }

@@ -233,6 +233,7 @@ Result<Expansion> expand_stages(const Problem& problem, const Placement& placeme
       u.copy = c;
       u.param = values[s].param;
       u.fb = values[s].fb;
+      u.fb_given = problem.stages[problem.uniform ? 0 : s].fb >= 0;
       if (placement.kind == PlacementKind::kFree) {
         u.devices.resize(p);
         std::iota(u.devices.begin(), u.devices.end(), 0);
@@ -476,7 +477,12 @@ Status validate(const Problem& problem) {
 }
 
 int64_t Expansion::pair_duration(int32_t f, int32_t b) const {
-  return std::max(units[ops[f].unit].fb, units[ops[b].unit].fb);
+  const Unit& uf = units[ops[f].unit];
+  const Unit& ub = units[ops[b].unit];
+  if (uf.fb_given && ub.fb_given) return std::max(uf.fb, ub.fb);
+  const Op& backward = ops[b];
+  return ops[f].duration + backward.duration +
+         ops[op_of(backward.microbatch, backward.unit, OpKind::kW)].duration;
 }
 
 std::string Expansion::op_label(int32_t op) const {

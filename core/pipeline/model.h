@@ -114,6 +114,7 @@ struct Unit {
   std::vector<int32_t> devices;  // where it may be placed, ascending; one entry = fixed
   int64_t param = 0;             // parameter memory (mem ticks)
   int64_t fb = 0;                // F&B time (ticks): its F overlapped with a full backward
+  bool fb_given = false;         // the problem set it (else fb = F + B + W: no overlap gain)
 };
 
 struct Op {
@@ -167,7 +168,9 @@ struct Expansion {
     return units[unit].devices.size() == 1 ? units[unit].devices[0] : -1;
   }
   // Duration of an overlapped pair: F op f together with B op b and b's W
-  // (a full backward) take the larger of their units' F&B times.
+  // (a full backward) take the larger of their units' F&B times when the
+  // problem gives both; otherwise F + B + W of the two ops (no gain that
+  // nobody asked for).
   int64_t pair_duration(int32_t f, int32_t b) const;
   // "F3 s2" / "B0 s5 c1" / "W7 attn": kind, micro-batch, stage (with its copy
   // when 1) or operator name; used in messages and traces.

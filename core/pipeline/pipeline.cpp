@@ -188,6 +188,11 @@ std::string schedule_json(const ScheduleResult& s, int indent) {
   }
   out["lower_bound"] = s.lower_bound ? ordered_json(num(*s.lower_bound)) : ordered_json(nullptr);
   out["optimal"] = s.optimal ? ordered_json(*s.optimal) : ordered_json(nullptr);
+  if (s.planner_stats) {
+    const ordered_json stats = ordered_json::parse(*s.planner_stats, nullptr, false);
+    out["planner"] = stats.is_discarded() ? ordered_json(*s.planner_stats) : stats;
+  }
+  if (s.seconds) out["seconds"] = *s.seconds;
   ordered_json units = ordered_json::array();
   for (int32_t u = 0; u < e.num_units(); ++u) {
     ordered_json unit;

@@ -46,6 +46,8 @@ struct ScheduleResult {
   std::optional<ClosedForm> closed;   // the published schedules' formulas
   std::optional<double> lower_bound;  // time units; from a planner
   std::optional<bool> optimal;
+  std::optional<std::string> planner_stats;  // the planner's counters (JSON text)
+  std::optional<double> seconds;             // time the planner took
 };
 
 // Generates, simulates and checks a named schedule; fails with the reason

@@ -124,5 +124,30 @@ TEST_CASE("pipeline simulate: a pair runs for the F&B time and a bad order is na
   CHECK(simulate(e, missing).status().message() == "the order never runs W0 stage 0 copy 0");
 }
 
+TEST_CASE("pipeline simulate: a pair gains only what the problem's F&B times give") {
+  // Explicit stages of different sizes on the bidirectional placement.
+  Problem problem;
+  problem.devices = 2;
+  problem.microbatches = 2;
+  problem.uniform = false;
+  StageSpec a, b;
+  a.f = 3, a.b = 1, a.w = 0;
+  b.f = 1, b.b = 3, b.w = 1;
+  problem.stages = {a, b};
+  Expansion e = expand_ok(problem, PlacementKind::kBidirectional);
+  // Device 0 holds copy 0 stage 0 (a) and copy 1 stage 1 (b); pair a's F of
+  // micro-batch 0 with b's backward of micro-batch 1.
+  const int32_t f = e.op_of(0, e.unit_at(0, 0), OpKind::kF);
+  const int32_t bw = e.op_of(1, e.unit_at(1, 1), OpKind::kB);
+  CHECK(e.pair_duration(f, bw) == 3 + 3 + 1);  // no F&B given: F + B + W
+  problem.stages[0].fb = 3.5;
+  e = expand_ok(problem, PlacementKind::kBidirectional);
+  CHECK(e.pair_duration(f, bw) == (3 + 3 + 1) * e.time_scale);  // one given: still no gain
+  problem.stages[1].fb = 4.5;
+  e = expand_ok(problem, PlacementKind::kBidirectional);
+  CHECK(e.time_scale == 10);
+  CHECK(e.pair_duration(f, bw) == 45);  // both given: the larger
+}
+
 }  // namespace
 }  // namespace shardlab::pipeline
