@@ -18,16 +18,14 @@
 // problem's own, else options' placement; when both are open, for stages,
 // among the placements of the published schedules that fit the caps the
 // one with the least lower bound, e.g. DualPipe's two copies; else linear
-// for stages and free for operators; expansion() tells): every F, B and W of every micro-batch is an operation on
-// the device of its unit (for free placements the planner also chooses the
-// device of each unit), with the arcs and communication delays of model.h,
-// one operation at a time per device, and memory (activations + parameters)
-// within each device's cap at all times. The objective is the makespan,
-// which also minimises the global bubble (devices x makespan - work). B and
-// W are separate operations, so the planner is free to delay W (zero-bubble
-// style). It does not use overlapped F&B pairs: a pair runs F, B and W in
-// the F&B time, so it can only help when F&B < F + B + W; when F&B >=
-// F + B + W (as in DualPipe's example) running the three in sequence is
+// for stages and free for operators; expansion() tells): every F, B and W of every micro-batch is
+// an operation on the device of its unit (for free placements the planner also chooses the device
+// of each unit), with the arcs and communication delays of model.h, one operation at a time per
+// device, and memory (activations + parameters) within each device's cap at all times. The
+// objective is the makespan, which also minimises the global bubble (devices x makespan - work). B
+// and W are separate operations, so the planner is free to delay W (zero-bubble style). It does not
+// use overlapped F&B pairs: a pair runs F, B and W in the F&B time, so it can only help when F&B <
+// F + B + W; when F&B >= F + B + W (as in DualPipe's example) running the three in sequence is
 // never worse, and the planner's optimum is the optimum with pairs too.
 //
 // Inside (one technique per file): plan_problem (model <-> the planner's
