@@ -28,6 +28,8 @@ constexpr int32_t kRules = 3;
 
 struct PlanEngine::Impl {
   PlanGraph g;
+  std::unique_ptr<PlanGraph> relaxed;  // bounds only (see the constructor's contract)
+  bool prover_done = false;            // the relaxation's optimum is reached
   EngineConfig cfg;
   PlanSchedule best;
   std::string source;
@@ -53,9 +55,9 @@ struct PlanEngine::Impl {
   int64_t nodes = 0, dives = 0, lns_moves = 0, lns_wins = 0, offers = 0, bound_raises = 0;
   int64_t lns_size = 24;
 
-  Impl(PlanGraph graph, const EngineConfig& config)
-      : g(std::move(graph)), cfg(config), rng(config.seed) {
-    lb = root_bound(g);
+  Impl(PlanGraph graph, const EngineConfig& config, std::unique_ptr<PlanGraph> relaxation)
+      : g(std::move(graph)), relaxed(std::move(relaxation)), cfg(config), rng(config.seed) {
+    lb = root_bound(relaxed ? *relaxed : g);
     if (lb >= kNoCap) infeasible = true;
     SearchConfig sc = search_config(0, 0.0);
     diver = std::make_unique<ScheduleSearch>(g, sc);
@@ -124,6 +126,8 @@ struct PlanEngine::Impl {
 
   bool run_probe(Probe& p, int64_t budget) {
     bool improved = false;
+    if (p.from_below && prover_done) return false;
+    const PlanGraph& graph = p.from_below && relaxed ? *relaxed : g;
     while (budget > 0 && !finished()) {
       const int64_t ub = best.empty() ? kNoCap : best.makespan;
       const bool stale = !p.search || p.target < lb || p.target >= ub;
@@ -146,7 +150,7 @@ struct PlanEngine::Impl {
         // Each restart takes the next child-order rule, then noisy ones.
         const int32_t rule = (p.restarts + (p.from_below ? 0 : 2)) % kRules;
         p.search = std::make_unique<ScheduleSearch>(
-            g, search_config(rule, p.restarts < kRules ? 0.0 : 0.2));
+            graph, search_config(rule, p.restarts < kRules ? 0.0 : 0.2));
         p.search->set_upper(p.target + 1);
       }
       const int64_t before = p.search->nodes();
@@ -156,9 +160,16 @@ struct PlanEngine::Impl {
       budget -= used;
       p.spent += used;
       nodes += used;
+      if (hit && p.from_below && relaxed) {
+        // The relaxation's optimum: the bound cannot rise any further.
+        prover_done = true;
+        return improved;
+      }
       if (hit) {
         improved |= take(found, p.name);
         if (p.target == lb) lb = std::max(lb, found.makespan);  // at the bound: optimal
+      } else if (p.search->exhausted() && !p.from_below && relaxed) {
+        p.budget = p.spent;  // proves nothing with pairs: restart nearer the incumbent
       } else if (p.search->exhausted()) {
         if (best.empty() && p.target >= kNoCap - 1) {
           infeasible = true;
@@ -227,8 +238,9 @@ struct PlanEngine::Impl {
   }
 };
 
-PlanEngine::PlanEngine(PlanGraph graph, const EngineConfig& config)
-    : impl_(std::make_unique<Impl>(std::move(graph), config)) {}
+PlanEngine::PlanEngine(PlanGraph graph, const EngineConfig& config,
+                       std::unique_ptr<PlanGraph> relaxation)
+    : impl_(std::make_unique<Impl>(std::move(graph), config, std::move(relaxation))) {}
 PlanEngine::~PlanEngine() = default;
 const PlanGraph& PlanEngine::graph() const { return impl_->g; }
 bool PlanEngine::step(int64_t work) { return impl_->step(work); }
@@ -247,6 +259,7 @@ const std::string& PlanEngine::best_source() const { return impl_->source; }
 std::string PlanEngine::stats_json() const {
   const Impl& m = *impl_;
   nlohmann::ordered_json j;
+  j["pair_relaxation"] = m.relaxed != nullptr;
   j["phase"] = m.infeasible ? "infeasible" : m.finished() ? "optimal" : "searching";
   j["ops"] = m.g.num_ops();
   j["nodes"] = m.nodes;

@@ -77,6 +77,54 @@ Result<PlanGraph> plan_graph_of(const Expansion& e) {
   return g;
 }
 
+std::unique_ptr<PlanGraph> pair_relaxation(const Expansion& e, const PlanGraph& g) {
+  // Per unit: its F time and its full backward (B + W) time, from any
+  // micro-batch that passes it (seen: the unit has a B).
+  const int32_t units = e.num_units();
+  std::vector<int64_t> f(units, 0), bw(units, 0);
+  for (const Op& op : e.ops) {
+    if (op.kind == OpKind::kF) f[op.unit] = op.duration;
+  }
+  std::vector<char> seen(units, 0);
+  for (int32_t i = 0; i < e.num_ops(); ++i) {
+    const Op& op = e.ops[i];
+    if (op.kind != OpKind::kB || seen[op.unit]) continue;
+    seen[op.unit] = 1;
+    const int32_t w = e.op_of(op.microbatch, op.unit, OpKind::kW);
+    bw[op.unit] = op.duration + (w >= 0 ? e.ops[w].duration : 0);
+  }
+  auto share = [&](int32_t a, int32_t b) {
+    for (int32_t x : e.units[a].devices) {
+      for (int32_t y : e.units[b].devices) {
+        if (x == y) return true;
+      }
+    }
+    return false;
+  };
+  std::vector<int64_t> saving(units, 0);
+  bool any = false;
+  for (int32_t u = 0; u < units; ++u) {
+    for (int32_t v = 0; v < units; ++v) {
+      if (!seen[v] || !share(u, v)) continue;
+      const int64_t pair = std::max(e.units[u].fb, e.units[v].fb);
+      const int64_t s = std::min(f[u], f[u] + bw[v] - pair);
+      if (s > saving[u]) saving[u] = s, any = true;
+    }
+  }
+  if (!any) return nullptr;
+  auto relaxed = std::make_unique<PlanGraph>();
+  relaxed->devices = g.devices;
+  relaxed->mem_cap = g.mem_cap;
+  relaxed->ops = g.ops;
+  relaxed->arcs = g.arcs;
+  relaxed->groups = g.groups;
+  for (int32_t i = 0; i < e.num_ops(); ++i) {
+    if (e.ops[i].kind == OpKind::kF) relaxed->ops[i].duration -= saving[e.ops[i].unit];
+  }
+  if (!relaxed->finalize().is_ok()) return nullptr;
+  return relaxed;
+}
+
 Timeline timeline_of(const Expansion& e, const PlanSchedule& s) {
   Timeline t;
   t.unit_device.assign(e.num_units(), 0);

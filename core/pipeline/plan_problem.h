@@ -5,6 +5,8 @@
 // offered schedule) becomes a planned schedule.
 #pragma once
 
+#include <memory>
+
 #include "core/pipeline/model.h"
 #include "core/pipeline/plan_graph.h"
 #include "core/pipeline/simulate.h"
@@ -18,6 +20,14 @@ namespace shardlab::pipeline {
 // forwards of the first source operator are ranked, which renames whole
 // micro-batches and so holds for every graph.
 Result<PlanGraph> plan_graph_of(const Expansion& expansion);
+
+// When overlapped F&B pairs can save time (an F and a B of units that may
+// share a device with F + B + W > their F&B time), the graph with every F
+// shortened by the most a pair could save it: a pair slot then holds that F,
+// the B and its W in sequence, so every schedule with pairs is a schedule of
+// the shortened graph with the same makespan, and its optimum is a lower
+// bound for the problem with pairs. nullptr when no pair saves time.
+std::unique_ptr<PlanGraph> pair_relaxation(const Expansion& expansion, const PlanGraph& graph);
 
 // The timeline of a planned schedule (one slot per op, no pairs).
 Timeline timeline_of(const Expansion& expansion, const PlanSchedule& schedule);

@@ -171,6 +171,10 @@ struct Planner::Impl {
   nlohmann::ordered_json warm = nlohmann::ordered_json::object();
   bool symmetry = true;
   bool heft_only = false;
+  // The best timeline with overlapped pairs offered so far (-1: none).
+  Timeline paired;
+  int64_t paired_ticks = -1;
+  std::string paired_source;
   // Bi-level: the merged problem and its own engine, while it helps.
   std::unique_ptr<Merged> merged;
   std::unique_ptr<PlanEngine> coarse;
@@ -203,7 +207,8 @@ struct Planner::Impl {
     config.restart_nodes = options.restart_nodes;
     heft_only = options.heft_only != 0;
     config.initial_dives = !heft_only;
-    engine = std::make_unique<PlanEngine>(std::move(g).value(), config);
+    std::unique_ptr<PlanGraph> relaxation = pair_relaxation(expansion, g.value());
+    engine = std::make_unique<PlanEngine>(std::move(g).value(), config, std::move(relaxation));
     if (heft_only) {
       const PlanSchedule h = heft(engine->graph());
       warm["HEFT"] = h.empty() ? nlohmann::json(nullptr) : nlohmann::json(ticks(h.makespan));
@@ -279,13 +284,47 @@ struct Planner::Impl {
       if (!gen.is_ok() || !same_shape(gen.value().expansion, expansion)) continue;
       Result<Timeline> t = simulate(gen.value().expansion, gen.value().order);
       if (!t.is_ok()) continue;
-      Result<PlanSchedule> s = plan_schedule_of(expansion, engine->graph(), t.value());
-      if (!s.is_ok()) continue;
-      const bool valid = check_plan(engine->graph(), s.value()).empty();
+      const bool valid = check_schedule(expansion, t.value()).valid;
       warm[info.name] =
           valid ? ticks(measure(expansion, t.value()).makespan) : nlohmann::json(nullptr);
-      if (valid) engine->offer(s.value(), info.name.c_str());
+      if (valid) offer_timeline(t.value(), info.name);
     }
+  }
+
+  // A timeline from elsewhere. With overlapped pairs it is kept as it is
+  // when it beats everything (the engine cannot express pairs); opened into
+  // single ops it also goes to the engine.
+  bool offer_timeline(const Timeline& t, const std::string& source) {
+    bool taken = false;
+    const bool has_pair = std::any_of(t.slots.begin(), t.slots.end(), [](const TimedSlot& s) {
+      return s.slot.kind == SlotKind::kPair;
+    });
+    if (has_pair && check_schedule(expansion, t).valid) {
+      const int64_t m = measure(expansion, t).makespan;
+      if (best_known() < 0 || m < best_known()) {
+        paired = t;
+        paired_ticks = m;
+        paired_source = source;
+        taken = true;
+      }
+    }
+    Result<PlanSchedule> s = plan_schedule_of(expansion, engine->graph(), t);
+    if (s.is_ok()) taken |= engine->offer(s.value(), source.c_str());
+    return taken;
+  }
+
+  int64_t engine_ticks() const { return engine->best().empty() ? -1 : engine->best().makespan; }
+  // The best makespan known, with or without pairs (-1: none).
+  int64_t best_known() const {
+    const int64_t e = engine_ticks();
+    if (paired_ticks < 0) return e;
+    return e < 0 ? paired_ticks : std::min(e, paired_ticks);
+  }
+  bool paired_wins() const {
+    return paired_ticks >= 0 && (engine_ticks() < 0 || paired_ticks < engine_ticks());
+  }
+  bool proven() const {
+    return engine->finished() || (paired_ticks >= 0 && engine->lower_bound() >= paired_ticks);
   }
 
   // Offers the coarse incumbent, expanded, to the full problem's engine.
@@ -313,7 +352,13 @@ struct Planner::Impl {
   }
 
   void refresh() {
-    if (!engine || engine->best().empty() || engine->best().makespan == best_cached) return;
+    if (!engine) return;
+    if (paired_wins()) {
+      best = paired;
+      best_cached = -2;
+      return;
+    }
+    if (engine->best().empty() || engine->best().makespan == best_cached) return;
     best = timeline_of(expansion, engine->best());
     best_cached = engine->best().makespan;
   }
@@ -335,13 +380,11 @@ bool Planner::step(int64_t work) {
   return improved;
 }
 
-bool Planner::finished() const {
-  return !impl_->engine || impl_->heft_only || impl_->engine->finished();
-}
-bool Planner::proven() const { return impl_->engine && impl_->engine->finished(); }
-bool Planner::has_best() const { return impl_->engine && !impl_->engine->best().empty(); }
+bool Planner::finished() const { return !impl_->engine || impl_->heft_only || impl_->proven(); }
+bool Planner::proven() const { return impl_->engine && impl_->proven(); }
+bool Planner::has_best() const { return impl_->engine && impl_->best_known() >= 0; }
 const Timeline& Planner::best() const { return impl_->best; }
-int64_t Planner::best_ticks() const { return has_best() ? impl_->engine->best().makespan : -1; }
+int64_t Planner::best_ticks() const { return impl_->engine ? impl_->best_known() : -1; }
 double Planner::best_makespan() const {
   return has_best() ? impl_->expansion.time_value(best_ticks()) : -1;
 }
@@ -351,16 +394,15 @@ int64_t Planner::lower_bound_ticks() const {
 double Planner::lower_bound() const { return impl_->expansion.time_value(lower_bound_ticks()); }
 
 bool Planner::offer(const Timeline& timeline, const std::string& source) {
-  if (!impl_->engine) return false;
-  Result<PlanSchedule> s = plan_schedule_of(impl_->expansion, impl_->engine->graph(), timeline);
-  if (!s.is_ok()) return false;
-  const bool taken = impl_->engine->offer(s.value(), source.c_str());
+  if (!impl_->engine || impl_->heft_only) return false;
+  const bool taken = impl_->offer_timeline(timeline, source);
   if (taken) impl_->refresh();
   return taken;
 }
 
 const std::string& Planner::best_source() const {
-  return impl_->engine ? impl_->engine->best_source() : impl_->no_source;
+  if (!impl_->engine) return impl_->no_source;
+  return impl_->paired_wins() ? impl_->paired_source : impl_->engine->best_source();
 }
 
 std::string Planner::stats_json() const {
