@@ -1,0 +1,523 @@
+// The timeline plot: one or two schedules stacked on one time axis, one row
+// per device, cells coloured by kind (F blue, B orange, W green; a full
+// backward B+W orange with a green foot; an overlapped F&B pair split in two
+// halves inside a black border), numbered by micro-batch, shaded by chunk and
+// direction, idle gaps hatched, memory tracks under the rows. Hovering a cell
+// draws its dependency arrows (communication delays solid, waiting dotted)
+// and a tooltip; ctrl+wheel or +/- zooms the time axis, drag or shift+wheel
+// pans, double-click fits. One canvas, redrawn at most once per frame (Plot),
+// drawing only the cells in view: DualPipe-sized schedules stay fluid.
+import {COLORS, FONT, Plot} from '../plots/canvas.mjs';
+import {linearScale} from '../plots/scales.mjs';
+
+import {arrowsOf, buildLayout, clampDomain, panDomain, slackOf, slotAt, visibleRange, zoomDomain} from './layout.mjs';
+import {drawMemoryTracks, MEMORY_LEGEND} from './memory_track.mjs';
+
+// Shades per kind: chunk 0 / 1 (or direction 0 / 1), then lighter variants.
+export const PALETTE = Object.freeze({
+  F: ['#3b82f6', '#1e40af', '#93c5fd', '#172554'],
+  B: ['#f59e0b', '#b45309', '#fcd34d', '#78350f'],
+  W: ['#22c55e', '#15803d', '#86efac', '#14532d'],
+});
+const LIGHT_TEXT = new Set(['#93c5fd', '#fcd34d', '#86efac', '#f59e0b', '#22c55e']);
+const LEFT = 58;
+const RIGHT = 12;
+const TITLE_H = 20;
+const AXIS_H = 22;
+const ARROW_IN = '#111827';
+const ARROW_OUT = '#7c3aed';
+const DELAY = '#db2777';
+
+function shadeOf(op) {
+  return ((op.chunk || 0) + 2 * (op.direction || 0)) % 4;
+}
+
+function colorOf(op, kind = op.kind) {
+  const list = PALETTE[{FB: 'F', BW: 'B'}[kind] || kind] || ['#9ca3af'];
+  return list[shadeOf(op) % list.length];
+}
+
+function hatch(ctx) {
+  const tile = document.createElement('canvas');
+  tile.width = tile.height = 6;
+  const t = tile.getContext('2d');
+  t.strokeStyle = '#e2e8f0';
+  t.lineWidth = 1;
+  t.beginPath();
+  t.moveTo(0, 6);
+  t.lineTo(6, 0);
+  t.stroke();
+  return ctx.createPattern(tile, 'repeat');
+}
+
+const fmt = (v) => String(Number(Number(v).toPrecision(6)));
+
+export class Timeline {
+  /** canvas: the plot; tooltip: an absolutely placed element beside it. */
+  constructor(canvas, tooltip) {
+    this.canvas = canvas;
+    this.tooltip = tooltip;
+    this.blocks = [];  // [{schedule, layout, title}]
+    this.domain = [0, 1];
+    this.max = 1;
+    this.hover = null;  // {block, slot}
+    this.showMemory = true;
+    this.comm = 0;
+    this.plot = new Plot(canvas, (ctx, w, h) => this.draw(ctx, w, h));
+    this.wire();
+  }
+
+  /** Shows schedules (1 or 2) on one time axis; keeps the zoom when asked. */
+  setSchedules(entries, {comm = 0, keepZoom = false} = {}) {
+    this.blocks = entries.filter((e) => e && e.schedule).map((e) => ({
+                                                               schedule: e.schedule,
+                                                               title: e.title || e.schedule.name,
+                                                               layout: buildLayout(e.schedule),
+                                                             }));
+    this.comm = comm;
+    const max = Math.max(1e-9, ...this.blocks.map((b) => b.layout.makespan));
+    this.max = max;
+    this.domain = keepZoom ? clampDomain(this.domain, max) : [0, max];
+    this.hover = null;
+    this.tooltip.hidden = true;
+    this.resize();
+    this.plot.request();
+  }
+
+  setMemory(show) {
+    this.showMemory = show;
+    this.resize();
+  }
+
+  /** Sets the visible time range ([t0, t1], clamped), e.g. from a permalink. */
+  setDomain(domain) {
+    this.domain = clampDomain(domain, this.max);
+    this.plot.request();
+  }
+
+  get zoomed() {
+    return this.domain[0] > 0 || this.domain[1] < this.max;
+  }
+
+  rowHeight(devices) {
+    return devices <= 12 ? 22 : Math.max(9, Math.floor(264 / devices));
+  }
+
+  trackHeight(devices) {
+    return devices <= 12 ? 15 : Math.max(6, Math.floor(180 / devices));
+  }
+
+  // Block geometry: where each block's title, rows and memory tracks sit.
+  geometry() {
+    let y = 4;
+    return this.blocks.map((block) => {
+      const n = block.layout.devices;
+      const row = this.rowHeight(n);
+      const track = this.trackHeight(n);
+      const g = {titleY: y, rowsTop: y + TITLE_H, row, track, devices: n};
+      g.rowsBottom = g.rowsTop + n * row;
+      g.memTop = g.rowsBottom + 6;
+      g.memBottom = this.showMemory && block.schedule.memory ? g.memTop + n * track : g.rowsBottom;
+      y = g.memBottom + 10;
+      return g;
+    });
+  }
+
+  resize() {
+    const geo = this.geometry();
+    const height = geo.length ? geo[geo.length - 1].memBottom + AXIS_H + 6 : 120;
+    this.canvas.style.height = `${height}px`;
+    this.plot.request();
+  }
+
+  scale(width) {
+    return linearScale(this.domain[0], this.domain[1], LEFT, width - RIGHT);
+  }
+
+  draw(ctx, width, height) {
+    if (!this.blocks.length) {
+      ctx.fillStyle = COLORS.muted;
+      ctx.textAlign = 'center';
+      ctx.fillText('no schedule', width / 2, height / 2);
+      return false;
+    }
+    if (!this.pattern) this.pattern = hatch(ctx);
+    const x = this.scale(width);
+    const geo = this.geometry();
+    this.drawGrid(ctx, x, width, geo);
+    this.blocks.forEach((block, i) => this.drawBlock(ctx, block, geo[i], x, width));
+    if (this.hover) this.drawArrows(ctx, this.hover, geo[this.hover.block], x);
+    this.drawAxis(ctx, x, width, geo[geo.length - 1].memBottom + 4);
+    return true;
+  }
+
+  drawGrid(ctx, x, width, geo) {
+    ctx.save();
+    ctx.strokeStyle = COLORS.grid;
+    ctx.lineWidth = 1;
+    for (const t of x.ticks(8)) {
+      const px = Math.round(x(t)) + 0.5;
+      ctx.beginPath();
+      ctx.moveTo(px, geo[0].rowsTop);
+      ctx.lineTo(px, geo[geo.length - 1].memBottom);
+      ctx.stroke();
+    }
+    ctx.restore();
+  }
+
+  drawAxis(ctx, x, width, y) {
+    ctx.save();
+    ctx.fillStyle = COLORS.muted;
+    ctx.strokeStyle = COLORS.muted;
+    ctx.textAlign = 'center';
+    ctx.textBaseline = 'top';
+    ctx.beginPath();
+    ctx.moveTo(LEFT, y + 0.5);
+    ctx.lineTo(width - RIGHT, y + 0.5);
+    ctx.stroke();
+    for (const t of x.ticks(8)) {
+      const px = Math.round(x(t)) + 0.5;
+      ctx.beginPath();
+      ctx.moveTo(px, y);
+      ctx.lineTo(px, y + 4);
+      ctx.stroke();
+      ctx.fillText(fmt(t), px, y + 5);
+    }
+    ctx.textAlign = 'left';
+    ctx.fillText('time', 6, y + 5);
+    ctx.restore();
+  }
+
+  drawBlock(ctx, block, g, x, width) {
+    const {layout, schedule} = block;
+    const [t0, t1] = this.domain;
+    const left = LEFT;
+    const right = width - RIGHT;
+    ctx.save();
+    ctx.fillStyle = COLORS.ink;
+    ctx.font = `600 ${FONT}`;
+    ctx.textBaseline = 'middle';
+    ctx.textAlign = 'left';
+    ctx.fillText(block.title, left, g.titleY + TITLE_H / 2 - 1);
+    ctx.font = FONT;
+    const titleWidth = ctx.measureText(block.title).width;
+    ctx.font = `600 ${FONT}`;
+    ctx.fillStyle = COLORS.muted;
+    ctx.font = FONT;
+    ctx.fillText(blockSummary(schedule), left + titleWidth + 16, g.titleY + TITLE_H / 2 - 1);
+    ctx.beginPath();
+    ctx.rect(left, g.rowsTop, right - left, g.rowsBottom - g.rowsTop);
+    ctx.clip();
+    ctx.fillStyle = this.pattern;
+    for (let d = 0; d < layout.devices; ++d) {  // idle gaps: hatched
+      const y = g.rowsTop + d * g.row;
+      for (const [a, b] of layout.gaps[d]) {
+        if (b < t0 || a > t1) continue;
+        ctx.fillRect(x(a), y + 1, x(b) - x(a), g.row - 2);
+      }
+    }
+    ctx.textAlign = 'center';
+    ctx.textBaseline = 'middle';
+    for (let d = 0; d < layout.devices; ++d) {
+      const [first, last] = visibleRange(layout, d, t0, t1);
+      for (let k = first; k < last; ++k) {
+        this.drawCell(ctx, layout, layout.rows[d][k], g.rowsTop + d * g.row, g.row, x);
+      }
+    }
+    ctx.restore();
+    ctx.save();
+    ctx.fillStyle = COLORS.muted;
+    ctx.textAlign = 'right';
+    ctx.textBaseline = 'middle';
+    for (let d = 0; d < layout.devices; ++d) {
+      if (g.row >= 10 || d % Math.ceil(10 / g.row) === 0) {
+        ctx.fillText(`dev ${d}`, left - 6, g.rowsTop + d * g.row + g.row / 2);
+      }
+    }
+    ctx.strokeStyle = COLORS.line || '#cbd5e1';
+    ctx.strokeRect(left + 0.5, g.rowsTop + 0.5, right - left - 1, g.rowsBottom - g.rowsTop);
+    ctx.restore();
+    if (g.memBottom > g.rowsBottom) {
+      drawMemoryTracks(ctx, schedule, {left, right, top: g.memTop}, g.track, x, this.domain);
+      ctx.save();
+      ctx.fillStyle = COLORS.muted;
+      ctx.textAlign = 'left';
+      ctx.textBaseline = 'top';
+      ctx.restore();
+    }
+  }
+
+  drawCell(ctx, layout, s, y, h, x) {
+    const slot = layout.slots[s];
+    const ops = layout.ops;
+    let x0 = x(slot.start);
+    let x1 = x(slot.end);
+    const wide = x1 - x0 > 4;
+    if (wide) {
+      x0 += 0.5;
+      x1 -= 0.5;
+    }
+    const top = y + 2;
+    const height = h - 4;
+    const hovered = this.hover && this.hover.layout === layout && this.hover.slot === s;
+    if (slot.kind === 'FB' && slot.fOp && slot.bOp) {
+      const mid = (x0 + x1) / 2;
+      ctx.fillStyle = colorOf(slot.fOp, 'F');
+      ctx.fillRect(x0, top, mid - x0, height);
+      ctx.fillStyle = colorOf(slot.bOp, 'B');
+      ctx.fillRect(mid, top, x1 - mid, height);
+      ctx.strokeStyle = '#0f172a';
+      ctx.lineWidth = 1.5;
+      ctx.strokeRect(x0 + 0.75, top + 0.75, x1 - x0 - 1.5, height - 1.5);
+      this.label(ctx, slot.fOp, 'F', x0, mid, y + h / 2);
+      this.label(ctx, slot.bOp, 'B', mid, x1, y + h / 2);
+    } else {
+      const full = slot.kind === 'BW';
+      const kind = full ? 'B' : slot.kind;
+      const main = (full && slot.bOp) || ops[slot.ops[0]];
+      ctx.fillStyle = colorOf(main, kind);
+      ctx.fillRect(x0, top, x1 - x0, height);
+      if (full) {  // the W that runs inside the full backward
+        ctx.fillStyle = colorOf(main, 'W');
+        ctx.fillRect(x0, top + height - 3, x1 - x0, 3);
+      }
+      this.label(ctx, main, kind, x0, x1, y + h / 2);
+    }
+    if (hovered) {
+      ctx.strokeStyle = '#111827';
+      ctx.lineWidth = 2;
+      ctx.strokeRect(x0 - 1, top - 1, x1 - x0 + 2, height + 2);
+    }
+  }
+
+  label(ctx, op, kind, x0, x1, cy) {
+    const text = String(op.microbatch);
+    if (x1 - x0 < 7 * text.length + 3) return;
+    const color = colorOf(op, kind);
+    ctx.fillStyle = LIGHT_TEXT.has(color) ? '#111827' : '#ffffff';
+    ctx.fillText(text, (x0 + x1) / 2, cy + 0.5);
+  }
+
+  rowCenter(g, device) {
+    return g.rowsTop + device * g.row + g.row / 2;
+  }
+
+  drawArrows(ctx, hover, g, x) {
+    const {layout} = hover;
+    const {preds, succs} = arrowsOf(layout, hover.slot, this.comm);
+    const ops = layout.ops;
+    const one = (arc, color) => {
+      const from = ops[arc.from];
+      const to = ops[arc.to];
+      const ya = this.rowCenter(g, from.device);
+      const yb = this.rowCenter(g, to.device);
+      const xa = x(from.end);
+      const xd = x(from.end + arc.delay);
+      const xb = x(to.start);
+      ctx.strokeStyle = color;
+      ctx.fillStyle = color;
+      ctx.lineWidth = 1.5;
+      ctx.beginPath();  // the hop between rows, at the moment the data leaves
+      ctx.moveTo(xa, ya);
+      ctx.lineTo(xa, yb);
+      ctx.stroke();
+      if (arc.delay > 0) {  // the communication delay, solid and pink
+        ctx.strokeStyle = DELAY;
+        ctx.lineWidth = 3;
+        ctx.beginPath();
+        ctx.moveTo(xa, yb);
+        ctx.lineTo(xd, yb);
+        ctx.stroke();
+      }
+      if (xb > xd + 1) {  // waiting for the device: dotted
+        ctx.strokeStyle = color;
+        ctx.lineWidth = 1;
+        ctx.setLineDash([2, 2]);
+        ctx.beginPath();
+        ctx.moveTo(xd, yb);
+        ctx.lineTo(xb, yb);
+        ctx.stroke();
+        ctx.setLineDash([]);
+      }
+      ctx.beginPath();  // the head, at the dependent's start
+      ctx.moveTo(xb, yb);
+      ctx.lineTo(xb - 6, yb - 4);
+      ctx.lineTo(xb - 6, yb + 4);
+      ctx.closePath();
+      ctx.fill();
+      ctx.beginPath();
+      ctx.arc(xa, ya, 2.5, 0, 2 * Math.PI);
+      ctx.fill();
+    };
+    ctx.save();
+    for (const arc of preds) one(arc, ARROW_IN);
+    for (const arc of succs) one(arc, ARROW_OUT);
+    ctx.restore();
+  }
+
+  // ---- interaction ----
+
+  hitTest(px, py) {
+    const width = this.canvas.clientWidth;
+    if (px < LEFT || px > width - RIGHT) return null;
+    const x = this.scale(width);
+    const geo = this.geometry();
+    for (let i = 0; i < geo.length; ++i) {
+      const g = geo[i];
+      if (py < g.rowsTop || py >= g.rowsBottom) continue;
+      const d = Math.floor((py - g.rowsTop) / g.row);
+      const layout = this.blocks[i].layout;
+      const t = x.invert(px);
+      const tolerance = (this.domain[1] - this.domain[0]) / width;  // one pixel
+      let s = slotAt(layout, d, t);
+      if (s < 0) s = slotAt(layout, d, t + tolerance);
+      if (s < 0) s = slotAt(layout, d, t - tolerance);
+      return s < 0 ? null : {block: i, slot: s, layout, device: d};
+    }
+    return null;
+  }
+
+  showTooltip(hit, px, py) {
+    if (!hit) {
+      this.tooltip.hidden = true;
+      return;
+    }
+    const {layout, slot: s} = hit;
+    const slot = layout.slots[s];
+    const lines = slot.ops.map((i) => describeOp(layout.ops[i]));
+    lines.push(`${fmt(slot.start)} \u2192 ${fmt(slot.end)} (${fmt(slot.end - slot.start)})`);
+    const slack = slackOf(layout, s, this.comm);
+    if (slack !== null && slack > 1e-9) lines.push(`waited ${fmt(slack)} for its device`);
+    const {preds, succs} = arrowsOf(layout, s, this.comm);
+    lines.push(`${preds.length} dependencies, ${succs.length} dependents`);
+    this.tooltip.textContent = lines.join('\n');
+    this.tooltip.hidden = false;
+    const box = this.canvas.getBoundingClientRect();
+    const parent = this.tooltip.offsetParent || this.canvas.parentElement;
+    const base = parent.getBoundingClientRect();
+    const left = box.left - base.left + px + 14;
+    const flip = px > box.width - 260;
+    this.tooltip.style.left = `${flip ? left - 280 : left}px`;
+    this.tooltip.style.top = `${box.top - base.top + py + 12}px`;
+  }
+
+  setHover(hit, px, py) {
+    const same =
+        hit && this.hover && this.hover.slot === hit.slot && this.hover.block === hit.block;
+    if (!same && (hit || this.hover)) {
+      this.hover = hit;
+      this.plot.request();
+    }
+    this.showTooltip(hit, px, py);
+  }
+
+  zoom(factor, at = null) {
+    const center = at === null ? (this.domain[0] + this.domain[1]) / 2 : at;
+    this.domain = zoomDomain(this.domain, center, factor, this.max, this.max * 1e-4);
+    this.plot.request();
+    if (this.onZoom) this.onZoom(this.domain);
+  }
+
+  pan(dt) {
+    this.domain = panDomain(this.domain, dt, this.max);
+    this.plot.request();
+    if (this.onZoom) this.onZoom(this.domain);
+  }
+
+  fit() {
+    this.domain = [0, this.max];
+    this.plot.request();
+    if (this.onZoom) this.onZoom(this.domain);
+  }
+
+  wire() {
+    const c = this.canvas;
+    const local = (e) => {
+      const r = c.getBoundingClientRect();
+      return [e.clientX - r.left, e.clientY - r.top];
+    };
+    let drag = null;
+    c.addEventListener('mousemove', (e) => {
+      const [px, py] = local(e);
+      if (drag) {
+        const x = this.scale(c.clientWidth);
+        this.domain = panDomain(drag.domain, x.invert(drag.px) - x.invert(px), this.max);
+        this.plot.request();
+        return;
+      }
+      this.setHover(this.hitTest(px, py), px, py);
+    });
+    c.addEventListener('mouseleave', () => this.setHover(null));
+    c.addEventListener('mousedown', (e) => {
+      const [px] = local(e);
+      drag = {px, domain: this.domain.slice(), moved: false};
+    });
+    window.addEventListener('mouseup', () => {
+      if (drag && this.onZoom) this.onZoom(this.domain);
+      drag = null;
+    });
+    c.addEventListener('dblclick', () => this.fit());
+    c.addEventListener('wheel', (e) => {
+      const [px] = local(e);
+      if (e.ctrlKey || e.metaKey) {
+        e.preventDefault();
+        this.zoom(Math.exp(e.deltaY * 0.002), this.scale(c.clientWidth).invert(px));
+      } else if (e.shiftKey || Math.abs(e.deltaX) > Math.abs(e.deltaY)) {
+        e.preventDefault();
+        const span = this.domain[1] - this.domain[0];
+        this.pan(((e.shiftKey ? e.deltaY : e.deltaX) / c.clientWidth) * span);
+      }
+    }, {passive: false});
+    c.addEventListener('keydown', (e) => {
+      const span = this.domain[1] - this.domain[0];
+      const act = {
+        '+': () => this.zoom(0.7),
+        '=': () => this.zoom(0.7),
+        '-': () => this.zoom(1 / 0.7),
+        '0': () => this.fit(),
+        ArrowLeft: () => this.pan(-span * 0.15),
+        ArrowRight: () => this.pan(span * 0.15),
+      }[e.key];
+      if (act) {
+        e.preventDefault();
+        act();
+      }
+    });
+  }
+}
+
+/** One line on an op for the tooltip: "F 3 · stage 2 · chunk 1 · reverse". */
+export function describeOp(op) {
+  if (op.kind === 'FB' && op.backward) {
+    return `${describeOp({...op, kind: 'F'})}\n  overlapped with ${
+        describeOp({...op.backward, kind: 'B+W', device: op.device})}`;
+  }
+  const parts = [`${op.kind === 'BW' ? 'B+W' : op.kind} ${op.microbatch}`];
+  if (op.operator !== undefined) parts.push(`operator ${op.operator}`);
+  if (op.stage !== undefined) parts.push(`stage ${op.stage}`);
+  if (op.chunk) parts.push(`chunk ${op.chunk}`);
+  if (op.direction) parts.push('reverse direction');
+  parts.push(`dev ${op.device}`);
+  return parts.join(' \u00b7 ');
+}
+
+function blockSummary(schedule) {
+  const parts = [`makespan ${fmt(schedule.makespan)}`];
+  const b = schedule.bubble;
+  if (b) {
+    parts.push(
+        `bubble ${(100 * b.global_rate).toFixed(1)}% global, ` +
+        `${(100 * b.span_rate).toFixed(1)}% span`);
+  }
+  if (schedule.peak_activation && schedule.peak_activation.length) {
+    parts.push(`peak act ${fmt(Math.max(...schedule.peak_activation))}`);
+  }
+  if (schedule.valid === false) parts.push('INVALID');
+  return parts.join('   \u00b7   ');
+}
+
+/** The legend entries of the timeline and its tracks ([color, label]). */
+export const TIMELINE_LEGEND = [
+  [PALETTE.F[0], 'F'], [PALETTE.B[0], 'B'], [PALETTE.W[0], 'W'],
+  [PALETTE.F[1], 'chunk 1 / reverse (darker)'], [DELAY, 'comm delay'], ...MEMORY_LEGEND
+];
