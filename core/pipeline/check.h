@@ -1,0 +1,31 @@
+// The independent validity checker of a timed pipeline schedule. It trusts
+// nothing but the expansion (the problem's data): it recounts every
+// operation, recomputes every slot's length, every dependency with its
+// delay, the one-slot-at-a-time rule per device and the memory step
+// function against the cap, and recomputes the metrics from scratch with
+// its own code (tests compare them with simulate.h's measure()). Every
+// schedule the CLI writes and the wasm module returns has passed it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/pipeline/model.h"
+#include "core/pipeline/simulate.h"
+
+namespace shardlab::pipeline {
+
+struct CheckReport {
+  bool valid = false;
+  std::vector<std::string> violations;  // the first kMaxViolations, readable
+  int64_t violation_count = 0;          // all of them
+  static constexpr int kMaxViolations = 20;
+  // Recomputed from the timeline (when the structure allows it).
+  int64_t makespan = 0;
+  std::vector<int64_t> busy, global_idle, span_idle, peak_activation, peak_parameter;
+};
+
+CheckReport check_schedule(const Expansion& expansion, const Timeline& timeline);
+
+}  // namespace shardlab::pipeline

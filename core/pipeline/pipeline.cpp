@@ -1,0 +1,371 @@
+// The facade (pipeline.h): running a named schedule end to end, evaluating
+// a timeline found elsewhere, and the schedule JSON in both directions.
+#include "core/pipeline/pipeline.h"
+
+#include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "core/json_doc.h"
+#include "core/pipeline/numbers.h"
+
+namespace shardlab::pipeline {
+namespace {
+
+using nlohmann::ordered_json;
+
+// A number as JSON: integral values as integers, so that "start": 4 reads
+// as written and native and wasm print the same bytes.
+ordered_json num(double value) {
+  if (std::isfinite(value) && value == std::floor(value) && std::fabs(value) < 9e15) {
+    return static_cast<int64_t>(value);
+  }
+  return value;
+}
+
+ordered_json times(const Expansion& e, const std::vector<int64_t>& ticks) {
+  ordered_json out = ordered_json::array();
+  for (int64_t t : ticks) out.push_back(num(e.time_value(t)));
+  return out;
+}
+
+ordered_json mems(const Expansion& e, const std::vector<int64_t>& ticks) {
+  ordered_json out = ordered_json::array();
+  for (int64_t t : ticks) out.push_back(num(e.mem_value(t)));
+  return out;
+}
+
+ordered_json problem_summary(const Problem& problem, const Expansion& e) {
+  ordered_json out;
+  out["name"] = problem.name;
+  out["form"] = problem.form == Form::kStages ? "stages" : "operators";
+  out["devices"] = e.devices;
+  out["stages"] = e.stages;
+  out["microbatches"] = e.microbatches;
+  out["placement"] = placement_name(e.placement);
+  out["chunks"] = e.chunks;
+  out["copies"] = e.copies;
+  out["uniform"] = problem.form == Form::kStages && problem.uniform;
+  if (problem.form == Form::kStages && problem.uniform) {
+    const StageSpec& s = problem.stages[0];
+    out["F"] = num(s.f);
+    out["B"] = num(s.b);
+    out["W"] = num(s.w);
+    out["FB"] = num(s.fb < 0 ? s.f + s.b + s.w : s.fb);
+    out["act"] = num(s.act);
+    out["keep"] = num(s.keep);
+    out["param"] = num(s.param);
+  } else {
+    for (const char* key : {"F", "B", "W", "FB", "act", "keep", "param"}) out[key] = nullptr;
+  }
+  out["comm"] = num(problem.comm);
+  if (problem.mem_cap.empty()) {
+    out["mem_cap"] = nullptr;
+  } else if (std::all_of(problem.mem_cap.begin(), problem.mem_cap.end(),
+                         [&](double c) { return c == problem.mem_cap[0]; })) {
+    out["mem_cap"] = num(problem.mem_cap[0]);
+  } else {
+    ordered_json caps = ordered_json::array();
+    for (double c : problem.mem_cap) caps.push_back(num(c));
+    out["mem_cap"] = caps;
+  }
+  out["time_scale"] = e.time_scale;
+  out["mem_scale"] = e.mem_scale;
+  return out;
+}
+
+// The op-identifying fields of one operation.
+void describe_op(const Expansion& e, int32_t op, ordered_json* out) {
+  const Op& o = e.ops[op];
+  const Unit& u = e.units[o.unit];
+  if (e.form == Form::kOperators) {
+    (*out)["operator"] = e.operator_names[u.stage];
+  } else {
+    (*out)["stage"] = u.stage;
+  }
+  (*out)["chunk"] = u.chunk;
+  (*out)["direction"] = u.copy;
+  (*out)["microbatch"] = o.microbatch;
+}
+
+const char* slot_kind_name(const Expansion& e, const Slot& slot) {
+  switch (slot.kind) {
+    case SlotKind::kPair:
+      return "FB";
+    case SlotKind::kFullBackward:
+      return "BW";
+    case SlotKind::kSingle:
+      break;
+  }
+  return kind_name(e.ops[slot.op].kind);
+}
+
+}  // namespace
+
+ScheduleResult evaluate_timeline(const Problem& problem, Expansion expansion, Timeline timeline,
+                                 std::string name) {
+  ScheduleResult out;
+  out.name = std::move(name);
+  out.problem = problem;
+  out.expansion = std::move(expansion);
+  out.timeline = std::move(timeline);
+  out.check = check_schedule(out.expansion, out.timeline);
+  if (out.check.violation_count == 0 || !out.timeline.slots.empty()) {
+    out.metrics = measure(out.expansion, out.timeline);
+  }
+  out.closed = closed_form(out.name, out.expansion);
+  return out;
+}
+
+Result<ScheduleResult> run_schedule(const Problem& problem, std::string_view name) {
+  Result<Generated> generated = generate(problem, name);
+  if (!generated.is_ok()) return generated.status();
+  std::string canonical;
+  find_schedule(name, &canonical);
+  Result<Timeline> timeline = simulate(generated.value().expansion, generated.value().order);
+  if (!timeline.is_ok()) {
+    // A generator's order that does not simulate is a bug, not bad input.
+    return Status(StatusCode::kInternal, canonical + ": " + timeline.status().message());
+  }
+  return evaluate_timeline(problem, std::move(generated.value().expansion),
+                           std::move(timeline).value(), canonical);
+}
+
+std::string schedule_json(const ScheduleResult& s, int indent) {
+  const Expansion& e = s.expansion;
+  const Metrics& m = s.metrics;
+  const int32_t p = e.devices;
+  ordered_json out;
+  out["format"] = "shardlab-pipeline-schedule";
+  out["version"] = 1;
+  out["name"] = s.name;
+  out["problem"] = problem_summary(s.problem, e);
+  out["makespan"] = num(e.time_value(m.makespan));
+  out["busy"] = times(e, m.busy);
+  ordered_json bubble;
+  bubble["global"] = times(e, m.global_idle);
+  bubble["span"] = times(e, m.span_idle);
+  bubble["global_total"] = num(e.time_value(m.global_total()));
+  bubble["span_total"] = num(e.time_value(m.span_total()));
+  const double capacity = static_cast<double>(m.makespan) * p;
+  bubble["global_rate"] = capacity > 0 ? static_cast<double>(m.global_total()) / capacity : 0.0;
+  int64_t spans = 0;
+  for (int32_t d = 0; d < p; ++d) spans += m.busy[d] + m.span_idle[d];
+  bubble["span_rate"] = spans > 0 ? static_cast<double>(m.span_total()) / spans : 0.0;
+  out["bubble"] = bubble;
+  out["peak_activation"] = mems(e, m.peak_activation);
+  out["peak_parameter"] = mems(e, m.peak_parameter);
+  std::vector<int64_t> total(p);
+  for (int32_t d = 0; d < p; ++d) total[d] = m.peak_activation[d] + m.peak_parameter[d];
+  out["peak_memory"] = mems(e, total);
+  out["mem_cap"] = out["problem"]["mem_cap"];
+  if (s.closed) {
+    const ClosedForm& c = *s.closed;
+    ordered_json cf;
+    cf["formula"] = c.formula;
+    cf["value"] = num(e.time_value(c.value));
+    cf["metric"] = c.metric;
+    cf["assumption"] = c.assumption;
+    cf["holds"] = c.holds;
+    const std::vector<int64_t>& idle = c.metric == "span" ? m.span_idle : m.global_idle;
+    const int64_t worst = idle.empty() ? 0 : *std::max_element(idle.begin(), idle.end());
+    cf["simulated"] = num(e.time_value(worst));
+    cf["matches"] = worst == c.value;
+    cf["peak_activation_formula"] = c.peak_formula;
+    cf["peak_activation_value"] = num(e.mem_value(c.peak_value));
+    cf["peak_activation_assumption"] = c.peak_assumption;
+    cf["peak_activation_holds"] = c.peak_holds;
+    const int64_t peak = m.peak_activation.empty() ? 0
+                                                   : *std::max_element(m.peak_activation.begin(),
+                                                                       m.peak_activation.end());
+    cf["peak_activation_simulated"] = num(e.mem_value(peak));
+    cf["peak_activation_matches"] = peak == c.peak_value;
+    out["closed_form"] = cf;
+  } else {
+    out["closed_form"] = nullptr;
+  }
+  out["lower_bound"] = s.lower_bound ? ordered_json(num(*s.lower_bound)) : ordered_json(nullptr);
+  out["optimal"] = s.optimal ? ordered_json(*s.optimal) : ordered_json(nullptr);
+  ordered_json units = ordered_json::array();
+  for (int32_t u = 0; u < e.num_units(); ++u) {
+    ordered_json unit;
+    if (e.form == Form::kOperators) {
+      unit["operator"] = e.operator_names[e.units[u].stage];
+    } else {
+      unit["stage"] = e.units[u].stage;
+    }
+    unit["direction"] = e.units[u].copy;
+    unit["chunk"] = e.units[u].chunk;
+    unit["device"] = s.timeline.unit_device[u];
+    units.push_back(unit);
+  }
+  out["units"] = units;
+  // Ops: one entry per slot, device by device in time order.
+  const int32_t n = e.num_ops();
+  std::vector<int32_t> slot_of(n, -1);
+  int32_t ops[3];
+  for (int32_t i = 0; i < static_cast<int32_t>(s.timeline.slots.size()); ++i) {
+    const int32_t count = slot_ops(e, s.timeline.slots[i].slot, ops);
+    for (int32_t k = 0; k < count; ++k) {
+      if (ops[k] >= 0 && ops[k] < n) slot_of[ops[k]] = i;
+    }
+  }
+  ordered_json list = ordered_json::array();
+  for (int32_t i = 0; i < static_cast<int32_t>(s.timeline.slots.size()); ++i) {
+    const TimedSlot& ts = s.timeline.slots[i];
+    ordered_json op;
+    op["id"] = i;
+    op["device"] = ts.device;
+    describe_op(e, ts.slot.op, &op);
+    op["kind"] = slot_kind_name(e, ts.slot);
+    op["start"] = num(e.time_value(ts.start));
+    op["end"] = num(e.time_value(ts.end));
+    if (ts.slot.is_pair()) {
+      ordered_json backward;
+      describe_op(e, ts.slot.partner, &backward);
+      op["backward"] = backward;
+    }
+    std::set<int32_t> deps;
+    const int32_t count = slot_ops(e, ts.slot, ops);
+    for (int32_t k = 0; k < count; ++k) {
+      for (int32_t a = e.pred_begin[ops[k]]; a < e.pred_begin[ops[k] + 1]; ++a) {
+        const int32_t from = slot_of[e.arcs[e.pred_arcs[a]].from];
+        if (from >= 0 && from != i) deps.insert(from);
+      }
+    }
+    op["deps"] = ordered_json(std::vector<int32_t>(deps.begin(), deps.end()));
+    list.push_back(op);
+  }
+  out["ops"] = list;
+  ordered_json memory = ordered_json::array();
+  for (const MemoryProfile& profile : m.memory) {
+    ordered_json track;
+    track["t"] = times(e, profile.time);
+    track["activation"] = mems(e, profile.activation);
+    memory.push_back(track);
+  }
+  out["memory"] = memory;
+  out["valid"] = s.check.valid;
+  out["violations"] = s.check.violations;
+  out["violation_count"] = s.check.violation_count;
+  return out.dump(indent);
+}
+
+Result<ScheduleResult> read_schedule_json(const Problem& problem, const std::string& source,
+                                          std::string_view text) {
+  Result<json::Document> doc = json::Document::parse(source, text);
+  if (!doc.is_ok()) return doc.status();
+  const json::JsonAt root = doc.value().root();
+  json::Errors errors;
+  errors.add(root.expect(json::Kind::kObject));
+  if (!errors.ok()) return errors.status();
+  const std::string format = errors.take(root.string_or("format", "shardlab-pipeline-schedule"));
+  if (errors.ok() && format != "shardlab-pipeline-schedule") {
+    return root["format"].error("\"shardlab-pipeline-schedule\"");
+  }
+  const std::string name = errors.take(root.string_or("name", "imported"));
+  // The placement the schedule was made on.
+  Placement placement;
+  const json::JsonAt summary = root["problem"];
+  if (summary.exists()) {
+    errors.add(summary.expect(json::Kind::kObject));
+    const std::string kind = errors.take(summary.string_or("placement", "auto"));
+    if (errors.ok() && !parse_placement(kind, &placement.kind)) {
+      return summary["placement"].error(
+          "a placement name (linear, interleaved, v-shape, "
+          "bidirectional, free, explicit)");
+    }
+    if (placement.kind == PlacementKind::kExplicit) placement = problem.placement;
+    placement.chunks = static_cast<int32_t>(
+        errors.take(summary.integer_or("chunks", problem.placement.chunks, 1, 1024)));
+  }
+  if (!errors.ok()) return errors.status();
+  Result<Expansion> expansion = expand(problem, placement);
+  if (!expansion.is_ok()) return expansion.status();
+  const Expansion& e = expansion.value();
+  const json::JsonAt ops = root["ops"];
+  errors.add(ops.expect(json::Kind::kArray));
+  if (!errors.ok()) return errors.status();
+  std::vector<int32_t> operator_index;
+  Timeline timeline;
+  timeline.unit_device.assign(e.num_units(), -1);
+  // Reads the op fields of an entry (or its "backward" part) to an op id.
+  auto op_at = [&](const json::JsonAt& at, OpKind kind) -> Result<int32_t> {
+    int32_t stage = 0;
+    if (e.form == Form::kOperators) {
+      const std::string op_name = errors.take(at["operator"].string());
+      if (!errors.ok()) return errors.status();
+      auto it = std::find(e.operator_names.begin(), e.operator_names.end(), op_name);
+      if (it == e.operator_names.end()) return at["operator"].error("an operator of the problem");
+      stage = static_cast<int32_t>(it - e.operator_names.begin());
+    } else {
+      stage = static_cast<int32_t>(errors.take(at["stage"].integer(0, e.stages - 1)));
+    }
+    const int32_t copy =
+        static_cast<int32_t>(errors.take(at.integer_or("direction", 0, 0, e.copies - 1)));
+    const int32_t mb =
+        static_cast<int32_t>(errors.take(at["microbatch"].integer(0, e.microbatches - 1)));
+    if (!errors.ok()) return errors.status();
+    const int32_t unit = e.form == Form::kOperators ? stage : e.unit_at(copy, stage);
+    const int32_t op = e.op_of(mb, unit, kind);
+    if (op < 0) {
+      return at["direction"].error("the direction micro-batch " + std::to_string(mb) +
+                                   " runs in (" + std::to_string(e.microbatch_copy[mb]) + ")");
+    }
+    return op;
+  };
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const json::JsonAt entry = ops[i];
+    errors.add(entry.expect(json::Kind::kObject));
+    const int32_t device =
+        static_cast<int32_t>(errors.take(entry["device"].integer(0, e.devices - 1)));
+    const std::string kind = errors.take(entry["kind"].string());
+    const double start = errors.take(entry["start"].number(0, 1e15));
+    const double end = errors.take(entry["end"].number(0, 1e15));
+    if (!errors.ok()) return errors.status();
+    TimedSlot slot;
+    slot.device = device;
+    slot.start = static_cast<int64_t>(std::llround(start * static_cast<double>(e.time_scale)));
+    slot.end = static_cast<int64_t>(std::llround(end * static_cast<double>(e.time_scale)));
+    OpKind first = OpKind::kF;
+    if (kind == "F") {
+      slot.slot.kind = SlotKind::kSingle;
+    } else if (kind == "B") {
+      first = OpKind::kB;
+    } else if (kind == "W") {
+      first = OpKind::kW;
+    } else if (kind == "BW") {
+      first = OpKind::kB;
+      slot.slot.kind = SlotKind::kFullBackward;
+    } else if (kind == "FB") {
+      slot.slot.kind = SlotKind::kPair;
+    } else {
+      return entry["kind"].error("one of \"F\", \"B\", \"W\", \"BW\", \"FB\"");
+    }
+    Result<int32_t> op = op_at(entry, first);
+    if (!op.is_ok()) return op.status();
+    slot.slot.op = op.value();
+    if (slot.slot.kind == SlotKind::kPair) {
+      Result<int32_t> b = op_at(entry["backward"], OpKind::kB);
+      if (!b.is_ok()) return b.status();
+      slot.slot.partner = b.value();
+    }
+    const int32_t unit = e.ops[slot.slot.op].unit;
+    if (timeline.unit_device[unit] < 0) timeline.unit_device[unit] = device;
+    if (slot.slot.is_pair() && timeline.unit_device[e.ops[slot.slot.partner].unit] < 0) {
+      timeline.unit_device[e.ops[slot.slot.partner].unit] = device;
+    }
+    timeline.slots.push_back(slot);
+  }
+  for (int32_t u = 0; u < e.num_units(); ++u) {
+    if (timeline.unit_device[u] < 0) timeline.unit_device[u] = e.units[u].devices[0];
+  }
+  std::stable_sort(timeline.slots.begin(), timeline.slots.end(),
+                   [](const TimedSlot& a, const TimedSlot& b) {
+                     return a.device != b.device ? a.device < b.device : a.start < b.start;
+                   });
+  return evaluate_timeline(problem, std::move(expansion).value(), std::move(timeline), name);
+}
+
+}  // namespace shardlab::pipeline

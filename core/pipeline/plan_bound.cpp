@@ -1,0 +1,238 @@
+// Lower bounds for the planner (see plan_bound.h). The job-shop bound of
+// Carlier and Pinson: relax every device to a one-machine problem with
+// heads and tails and solve it preemptively (Jackson's rule), which is exact
+// for the relaxation and takes O(n log n). Heads are recomputed at every
+// node from what has started, through the arcs and their communication
+// delays, so a device that waits on a long chain sees that chain.
+//
+// Memory look-ahead: on a capped device the k-th of the remaining ops that
+// raise memory cannot start before enough of the device's freeing ops have
+// ended; with the frees' earliest ends sorted, that gives each of them a
+// later head. The k-th earliest start among the raising ops is at least the
+// k-th smallest head and at least the memory release, so the bumped heads
+// are assigned in head order (the order statistics argument). Which op ends
+// up k-th is not known, so the bumped jobs get the raising ops' durations
+// longest first (the matching that least delays the later heads) and all
+// the least tail of the raising ops. Only devices whose groups are all
+// placed get the look-ahead: a group placed later could bring frees.
+#include "core/pipeline/plan_bound.h"
+
+#include <algorithm>
+
+namespace shardlab::pipeline {
+
+int64_t preemptive_bound(std::vector<MachineJob>* jobs, int64_t available) {
+  std::vector<std::pair<int64_t, int64_t>> heap;
+  return preemptive_bound(jobs, available, &heap);
+}
+
+int64_t preemptive_bound(std::vector<MachineJob>* jobs, int64_t available,
+                         std::vector<std::pair<int64_t, int64_t>>* heap) {
+  if (jobs->empty()) return available;
+  std::sort(jobs->begin(), jobs->end(),
+            [](const MachineJob& a, const MachineJob& b) { return a.head < b.head; });
+  // Released work pooled by tail, largest tail last: (tail, work left).
+  // Jobs with equal tails are interchangeable for max(end + tail), which
+  // only sees the moment their pool runs dry, and pipelines have few
+  // distinct tails per device, so the pools stay short.
+  auto& pools = *heap;
+  pools.clear();
+  int64_t t = available;
+  int64_t best = 0;
+  size_t next = 0;
+  const size_t n = jobs->size();
+  while (next < n || !pools.empty()) {
+    if (pools.empty()) t = std::max(t, (*jobs)[next].head);
+    while (next < n && (*jobs)[next].head <= t) {
+      const MachineJob& job = (*jobs)[next++];
+      size_t at = pools.size();
+      while (at > 0 && pools[at - 1].first > job.tail) --at;
+      if (at > 0 && pools[at - 1].first == job.tail) {
+        pools[at - 1].second += job.duration;
+      } else {
+        pools.insert(pools.begin() + at, {job.tail, job.duration});
+      }
+    }
+    // Run the pool with the largest tail until it runs dry or the next release.
+    auto& top = pools.back();
+    const int64_t until = next < n ? (*jobs)[next].head : t + top.second;
+    const int64_t run = std::min(top.second, std::max<int64_t>(0, until - t));
+    t += run;
+    top.second -= run;
+    if (top.second == 0) {
+      best = std::max(best, t + top.first);
+      pools.pop_back();
+    }
+  }
+  return std::max(best, t);
+}
+
+int64_t partial_bound(const PlanGraph& graph, const PartialState& state, BoundScratch* scratch) {
+  const int32_t n = graph.num_ops();
+  const auto& start = *state.start;
+  const auto& group_device = *state.group_device;
+  std::vector<int64_t>& head = scratch->head;
+  head.assign(n, 0);
+  int64_t bound = state.now;
+  // Heads through the arcs in topological order. The delay of an arc counts
+  // when both ends are placed apart, or when their groups cannot meet.
+  for (int32_t i : graph.topo) {
+    const PlanOp& op = graph.ops[i];
+    const int32_t di = group_device[op.group];
+    if (start[i] != kUnset) {
+      head[i] = start[i];
+      bound = std::max(bound, start[i] + op.duration + graph.tail[i]);
+      continue;
+    }
+    int64_t h = state.now;
+    if (di >= 0) h = std::max(h, (*state.free_at)[di]);
+    for (int32_t k = graph.pred_begin[i]; k < graph.pred_begin[i + 1]; ++k) {
+      const PlanArc& a = graph.arcs[graph.pred_arc[k]];
+      const int32_t dj = group_device[graph.ops[a.from].group];
+      int64_t delay;
+      if (di >= 0 && dj >= 0) {
+        delay = di == dj ? 0 : a.delay;
+      } else if (di >= 0 || dj >= 0) {
+        // One end placed: the other may join it only if its group allows.
+        const int32_t placed = di >= 0 ? di : dj;
+        const auto& other = graph.groups[di >= 0 ? graph.ops[a.from].group : op.group].devices;
+        delay = std::binary_search(other.begin(), other.end(), placed) ? 0 : a.delay;
+      } else {
+        delay = graph.min_delay(a);
+      }
+      h = std::max(h, head[a.from] + graph.ops[a.from].duration + delay);
+    }
+    head[i] = h;
+    bound = std::max(bound, h + op.duration + graph.tail[i]);
+  }
+
+  // One-machine relaxation per device over the placed ops not yet started.
+  int64_t unplaced_work = 0;
+  int64_t avail_sum = 0;
+  std::vector<MachineJob>& jobs = scratch->jobs;
+  for (int32_t d = 0; d < graph.devices; ++d) {
+    jobs.clear();
+    const int64_t avail = std::max(state.now, (*state.free_at)[d]);
+    avail_sum += avail;
+    int64_t raise_count = 0;
+    int64_t raise_tail = 0;
+    bool capped = graph.mem_cap[d] < kNoCap;
+    for (int32_t g = 0; capped && g < graph.num_groups(); ++g) {
+      if (group_device[g] >= 0) continue;
+      const auto& allowed = graph.groups[g].devices;
+      if (std::binary_search(allowed.begin(), allowed.end(), d)) capped = false;
+    }
+    for (int32_t g = 0; g < graph.num_groups(); ++g) {
+      if (group_device[g] != d) continue;
+      for (int32_t k = graph.group_ops_begin[g]; k < graph.group_ops_begin[g + 1]; ++k) {
+        const int32_t i = graph.group_ops[k];
+        if (start[i] != kUnset) continue;
+        jobs.push_back({head[i], graph.ops[i].duration, graph.tail[i]});
+        if (graph.ops[i].mem_net > 0) ++raise_count;
+      }
+    }
+    if (jobs.empty()) continue;
+    bound = std::max(bound, preemptive_bound(&jobs, avail, &scratch->heap));
+    if (!capped || raise_count == 0) continue;
+
+    // Memory look-ahead (see the top of this file). A raise is kept as
+    // (head, duration, peak above its net in `tail`), its net in nets.
+    auto& raises = scratch->raises;
+    auto& frees = scratch->frees;  // (earliest end, amount freed)
+    auto& nets = scratch->nets;
+    auto& durations = scratch->durations;
+    raises.clear();
+    frees.clear();
+    nets.clear();
+    durations.clear();
+    int64_t min_peak = kNoCap;
+    raise_tail = kNoCap;
+    for (int32_t g = 0; g < graph.num_groups(); ++g) {
+      if (group_device[g] != d) continue;
+      for (int32_t k = graph.group_ops_begin[g]; k < graph.group_ops_begin[g + 1]; ++k) {
+        const int32_t i = graph.group_ops[k];
+        if (start[i] != kUnset) continue;
+        const PlanOp& op = graph.ops[i];
+        if (op.mem_net > 0) {
+          raises.push_back({head[i], op.duration, 0});
+          nets.push_back(op.mem_net);
+          durations.push_back(op.duration);
+          min_peak = std::min(min_peak, op.mem_peak - op.mem_net);
+          raise_tail = std::min(raise_tail, graph.tail[i]);
+        } else if (op.mem_net < 0) {
+          frees.push_back({head[i] + op.duration, -op.mem_net});
+        }
+      }
+    }
+    std::sort(frees.begin(), frees.end());
+    std::sort(raises.begin(), raises.end(),
+              [](const MachineJob& a, const MachineJob& b) { return a.head < b.head; });
+    // Least memory the k-th raise needs: raises are taken smallest first.
+    std::sort(nets.begin(), nets.end());
+    std::sort(durations.rbegin(), durations.rend());
+    const int64_t cap = graph.mem_cap[d];
+    int64_t level = (*state.mem_level)[d];
+    int64_t before = 0;  // sum of the k-1 smallest nets
+    size_t freed_count = 0;
+    int64_t freed = 0;
+    int64_t release = avail;
+    jobs.clear();
+    bool stuck = false;
+    for (size_t k = 0; k < raises.size(); ++k) {
+      // The k-th raise (0-based) runs at level >= level + before - freed,
+      // and needs room for its own net plus the least extra peak.
+      const int64_t need = level + before + nets[k] + min_peak - cap;
+      while (freed < need && freed_count < frees.size()) {
+        freed += frees[freed_count].second;
+        release = std::max(release, frees[freed_count].first);
+        ++freed_count;
+      }
+      if (freed < need) {
+        stuck = true;  // not enough frees left: infeasible below any bound
+        break;
+      }
+      jobs.push_back({std::max(raises[k].head, release), durations[k], raise_tail});
+      before += nets[k];
+    }
+    if (stuck) return kNoCap;
+    for (int32_t g = 0; g < graph.num_groups(); ++g) {
+      if (group_device[g] != d) continue;
+      for (int32_t k = graph.group_ops_begin[g]; k < graph.group_ops_begin[g + 1]; ++k) {
+        const int32_t i = graph.group_ops[k];
+        if (start[i] != kUnset || graph.ops[i].mem_net > 0) continue;
+        jobs.push_back({head[i], graph.ops[i].duration, graph.tail[i]});
+      }
+    }
+    bound = std::max(bound, preemptive_bound(&jobs, avail, &scratch->heap));
+  }
+  // Flexible groups not yet placed: all remaining work shares the devices.
+  int64_t remaining = 0;
+  for (int32_t i = 0; i < n; ++i) {
+    if (start[i] == kUnset) remaining += graph.ops[i].duration;
+    if (start[i] == kUnset && group_device[graph.ops[i].group] < 0) {
+      unplaced_work += graph.ops[i].duration;
+    }
+  }
+  if (unplaced_work > 0) {
+    bound = std::max(bound, (avail_sum + remaining + graph.devices - 1) / graph.devices);
+  }
+  return bound;
+}
+
+int64_t root_bound(const PlanGraph& graph) {
+  std::vector<int64_t> start(graph.num_ops(), kUnset);
+  std::vector<int32_t> group_device(graph.num_groups(), -1);
+  std::vector<int64_t> level(graph.devices, 0);
+  for (int32_t g = 0; g < graph.num_groups(); ++g) {
+    if (graph.fixed(g)) {
+      group_device[g] = graph.groups[g].devices[0];
+      level[group_device[g]] += graph.groups[g].mem_static;
+    }
+  }
+  std::vector<int64_t> free_at(graph.devices, 0);
+  PartialState state{&start, &group_device, &free_at, &level, 0};
+  BoundScratch scratch;
+  return partial_bound(graph, state, &scratch);
+}
+
+}  // namespace shardlab::pipeline

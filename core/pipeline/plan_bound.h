@@ -1,0 +1,55 @@
+// Lower bounds on the makespan of a PlanGraph, at the root and at a partial
+// schedule of the planner's search: one-machine relaxations per device with
+// heads (critical paths through communication delays) and tails, the
+// memory look-ahead on capped devices, and the load of flexible groups
+// spread over the devices that may host them. Every bound here is a
+// relaxation, so it never exceeds the optimum.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/pipeline/plan_graph.h"
+
+namespace shardlab::pipeline {
+
+// One job of a one-machine relaxation.
+struct MachineJob {
+  int64_t head = 0;      // earliest start
+  int64_t duration = 0;  // processing time
+  int64_t tail = 0;      // time that must follow its end
+};
+
+// Jackson's preemptive schedule: the least max(end + tail) over preemptive
+// one-machine schedules whose jobs start no earlier than their heads and no
+// earlier than `available`. A lower bound on the same non-preemptive
+// problem (Carlier 1982). Sorts `jobs` in place.
+int64_t preemptive_bound(std::vector<MachineJob>* jobs, int64_t available);
+// The same with a caller-provided heap buffer (no allocation).
+int64_t preemptive_bound(std::vector<MachineJob>* jobs, int64_t available,
+                         std::vector<std::pair<int64_t, int64_t>>* heap);
+
+// What the search knows at a node; arrays indexed by op or device.
+struct PartialState {
+  const std::vector<int64_t>* start = nullptr;         // kUnset when not started
+  const std::vector<int32_t>* group_device = nullptr;  // -1 when not placed
+  const std::vector<int64_t>* free_at = nullptr;       // per device
+  const std::vector<int64_t>* mem_level = nullptr;     // per device
+  int64_t now = 0;  // no op that has not started may start before now
+};
+
+// A lower bound on every completion of the partial state (the root when
+// nothing has started). `scratch_*` are reused buffers.
+struct BoundScratch {
+  std::vector<int64_t> head;
+  std::vector<MachineJob> jobs;
+  std::vector<std::pair<int64_t, int64_t>> frees, heap;
+  std::vector<MachineJob> raises;
+  std::vector<int64_t> nets, durations;
+};
+int64_t partial_bound(const PlanGraph& graph, const PartialState& state, BoundScratch* scratch);
+
+// The root bound with nothing started.
+int64_t root_bound(const PlanGraph& graph);
+
+}  // namespace shardlab::pipeline

@@ -1,0 +1,65 @@
+// The planner's engine over a PlanGraph (ticks, no problem types): the
+// anytime portfolio behind Planner (planner.h). It holds the incumbent and
+// the proven lower bound and splits each step's work between
+//   - a prover: depth-first search for a schedule no longer than the bound,
+//     whose exhaustion raises the bound by one tick (destructive bounding),
+//     restarted with the next child-order rule after a growing node budget;
+//   - an improver: depth-first search below the incumbent, whose exhaustion
+//     proves the incumbent optimal;
+//   - randomised dives (list scheduling with noisy priorities);
+//   - large neighbourhood search: some ops are freed, the others keep their
+//     device and order, and the search improves the incumbent inside
+//     (plan_lns.cpp).
+// Warm starts come through offer() (generated schedules, HEFT, a merged
+// plan refined).
+//
+// Contract: best() always passes check_plan(); lower_bound() never exceeds
+// the optimum; the same graph, options and calls give the same results on
+// every platform (work is counted in search nodes, never in time).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "core/pipeline/plan_graph.h"
+
+namespace shardlab::pipeline {
+
+struct EngineConfig {
+  uint64_t seed = 1;
+  bool symmetry = true;
+  bool dominance = true;
+  int64_t table_entries = 1 << 20;
+  double prover_share = 0.35;
+  double improver_share = 0.15;
+  double dive_share = 0.2;       // the rest goes to large neighbourhood search
+  int64_t restart_nodes = 2000;  // first prover budget; grows by half per restart
+};
+
+class PlanEngine {
+ public:
+  PlanEngine(PlanGraph graph, const EngineConfig& config);
+  ~PlanEngine();
+  PlanEngine(const PlanEngine&) = delete;
+  PlanEngine& operator=(const PlanEngine&) = delete;
+
+  const PlanGraph& graph() const;
+  // About `work` search nodes. Returns true when the incumbent or the bound
+  // improved.
+  bool step(int64_t work);
+  bool finished() const;             // optimal, or no schedule exists
+  const PlanSchedule& best() const;  // empty until one is known
+  int64_t lower_bound() const;
+  // Returns true when the schedule passes check_plan() and is better than
+  // the incumbent (it then becomes the incumbent).
+  bool offer(const PlanSchedule& schedule, const char* source);
+  const std::string& best_source() const;  // who found the incumbent
+  std::string stats_json() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace shardlab::pipeline

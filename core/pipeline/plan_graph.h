@@ -1,0 +1,106 @@
+// The planner's own view of a pipeline problem: a flat list of operations in
+// integer ticks, precedence arcs with communication delays, placement groups
+// and per-device memory caps. Filled from the problem's expansion (see
+// plan_problem.cpp); read by every planner technique (search, HEFT, merging,
+// local search, the MIP writer). Also a semi-active simulator of per-device
+// orders, the one the planner's techniques share.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "core/status.h"
+
+namespace shardlab::pipeline {
+
+constexpr int64_t kNoCap = std::numeric_limits<int64_t>::max() / 4;
+constexpr int64_t kUnset = -1;
+
+// Op kinds, as far as the planner's heuristics care (they never change what
+// is feasible).
+enum class PlanKind : int8_t { kForward, kBackward, kWeight, kOther };
+
+struct PlanOp {
+  int64_t duration = 0;  // ticks, >= 0
+  // Memory while the op runs is the level before it plus mem_peak; once it
+  // ends the level has changed by mem_net. mem_peak >= max(0, mem_net).
+  int64_t mem_peak = 0;
+  int64_t mem_net = 0;
+  int32_t group = 0;  // placement group: all ops of a group run on one device
+  // Interchangeable ops (the same operation of identical micro-batches):
+  // ops of one class share a group, and a schedule may run them in rank
+  // order (see "symmetry" in plan_search.cpp). -1: in no class.
+  int32_t sym_class = -1;
+  int32_t sym_rank = 0;
+  PlanKind kind = PlanKind::kOther;
+  int32_t origin = -1;  // index of the operation in the source expansion
+};
+
+// to may start delay ticks after from ends when they run on different
+// devices, and as soon as from ends on the same device.
+struct PlanArc {
+  int32_t from = 0;
+  int32_t to = 0;
+  int64_t delay = 0;
+};
+
+struct PlanGroup {
+  std::vector<int32_t> devices;  // allowed devices, sorted, non-empty
+  int64_t mem_static = 0;        // memory held by the device that hosts it (parameters)
+};
+
+struct PlanGraph {
+  int32_t devices = 0;
+  std::vector<int64_t> mem_cap;  // per device; kNoCap when unlimited
+  std::vector<PlanOp> ops;
+  std::vector<PlanArc> arcs;
+  std::vector<PlanGroup> groups;
+
+  // ---- derived by finalize() ----
+  std::vector<int32_t> pred_begin, pred_arc;  // arcs into op i: pred_arc[pred_begin[i]..)
+  std::vector<int32_t> succ_begin, succ_arc;  // arcs out of op i
+  std::vector<int32_t> topo;                  // a topological order of the ops
+  std::vector<int64_t> head;  // earliest start ignoring devices (delays counted when forced)
+  std::vector<int64_t> tail;  // least time from an op's end to the makespan
+  std::vector<int32_t> group_ops_begin, group_ops;  // the ops of group g
+  int32_t classes = 0;                              // number of sym classes
+  int64_t total_work = 0;
+
+  int32_t num_ops() const { return static_cast<int32_t>(ops.size()); }
+  int32_t num_groups() const { return static_cast<int32_t>(groups.size()); }
+  bool fixed(int32_t group) const { return groups[group].devices.size() == 1; }
+  // The delay an arc costs at least, over every placement its groups allow.
+  int64_t min_delay(const PlanArc& arc) const;
+
+  // Indexes the arcs, checks the graph (acyclic, groups and devices in
+  // range, classes within one group with ranks 0..n-1 whose members are
+  // not ordered against rank by an arc), and computes head/tail. Returns
+  // kInvalidInput with a message naming the op or group otherwise.
+  Status finalize();
+};
+
+// A complete schedule of a PlanGraph: the device and start of every op.
+struct PlanSchedule {
+  std::vector<int32_t> device;
+  std::vector<int64_t> start;
+  int64_t makespan = 0;
+  bool empty() const { return start.empty(); }
+};
+
+// Semi-active timing of per-device orders: every op starts as soon as its
+// device has finished the op before it and its predecessors' results have
+// arrived. orders[d] lists the ops of device d; every op appears once and
+// the devices must respect the groups. Fails (kInvalidInput) on a cycle
+// between the orders and the arcs, or on memory above a cap.
+Result<PlanSchedule> time_orders(const PlanGraph& graph,
+                                 const std::vector<std::vector<int32_t>>& orders);
+
+// Per-device orders of a schedule (ops sorted by start, ties by end then id).
+std::vector<std::vector<int32_t>> orders_of(const PlanGraph& graph, const PlanSchedule& schedule);
+
+// Checks a schedule against the graph from scratch: placement, arcs with
+// delays, one op at a time per device, memory caps. Empty message when valid.
+std::string check_plan(const PlanGraph& graph, const PlanSchedule& schedule);
+
+}  // namespace shardlab::pipeline

@@ -1,0 +1,162 @@
+// Large neighbourhood search (see plan_lns.h): Shaw's scheme (1998) with the
+// planner's exact search as the repair step. Tying the kept ops by arcs in
+// their device order keeps the restricted problem a PlanGraph, so the same
+// search, bounds and symmetry rules apply inside; any schedule it finds is a
+// schedule of the original graph, since the restriction only adds arcs and
+// pins groups.
+#include "core/pipeline/plan_lns.h"
+
+#include <algorithm>
+
+#include "core/pipeline/plan_search.h"
+
+namespace shardlab::pipeline {
+
+Result<PlanGraph> restrict_graph(const PlanGraph& graph, const PlanSchedule& schedule,
+                                 const std::vector<char>& freed) {
+  PlanGraph out;
+  out.devices = graph.devices;
+  out.mem_cap = graph.mem_cap;
+  out.ops = graph.ops;
+  out.arcs = graph.arcs;
+  out.groups = graph.groups;
+  const int32_t n = graph.num_ops();
+  for (int32_t i = 0; i < n; ++i) {
+    if (!freed[i]) out.groups[graph.ops[i].group].devices = {schedule.device[i]};
+  }
+  const auto orders = orders_of(graph, schedule);
+  for (const auto& order : orders) {
+    int32_t last = -1;
+    for (int32_t i : order) {
+      if (freed[i]) continue;
+      if (last >= 0) out.arcs.push_back({last, i, 0});
+      last = i;
+    }
+  }
+  // A class keeps its rank rule only if the schedule already follows it.
+  std::vector<int64_t> last_start(graph.classes, -1);
+  std::vector<int32_t> last_rank(graph.classes, -1);
+  std::vector<char> broken(graph.classes, 0);
+  std::vector<int32_t> by_start(n);
+  for (int32_t i = 0; i < n; ++i) by_start[i] = i;
+  std::sort(by_start.begin(), by_start.end(), [&](int32_t a, int32_t b) {
+    if (schedule.start[a] != schedule.start[b]) return schedule.start[a] < schedule.start[b];
+    return graph.ops[a].sym_rank < graph.ops[b].sym_rank;
+  });
+  for (int32_t i : by_start) {
+    const int32_t c = graph.ops[i].sym_class;
+    if (c < 0) continue;
+    if (graph.ops[i].sym_rank != last_rank[c] + 1) broken[c] = 1;
+    last_rank[c] = graph.ops[i].sym_rank;
+    last_start[c] = schedule.start[i];
+  }
+  for (PlanOp& op : out.ops) {
+    if (op.sym_class >= 0 && broken[op.sym_class]) {
+      op.sym_class = -1;
+      op.sym_rank = 0;
+    }
+  }
+  // Renumber the surviving classes densely.
+  std::vector<int32_t> renumber(graph.classes, -1);
+  int32_t classes = 0;
+  for (PlanOp& op : out.ops) {
+    if (op.sym_class < 0) continue;
+    if (renumber[op.sym_class] < 0) renumber[op.sym_class] = classes++;
+    op.sym_class = renumber[op.sym_class];
+  }
+  Status status = out.finalize();
+  if (!status.is_ok()) return status;
+  return out;
+}
+
+std::vector<char> pick_neighbourhood(const PlanGraph& graph, const PlanSchedule& schedule,
+                                     int32_t size, Rng* rng, int32_t* kind) {
+  const int32_t n = graph.num_ops();
+  std::vector<char> freed(n, 0);
+  if (n == 0) return freed;
+  size = std::max<int32_t>(2, std::min(size, n));
+  const bool flexible = [&] {
+    for (int32_t g = 0; g < graph.num_groups(); ++g) {
+      if (!graph.fixed(g)) return true;
+    }
+    return false;
+  }();
+  *kind = static_cast<int32_t>(rng->below(flexible ? 4 : 3));
+  const int64_t span = std::max<int64_t>(1, schedule.makespan);
+  if (*kind == 0 || *kind == 1) {
+    // A time window over all devices, or over a few neighbouring devices
+    // (then wider, to hold about as many ops).
+    int32_t lo = 0, hi = graph.devices - 1;
+    int64_t width = std::max<int64_t>(1, span * size / n);
+    if (*kind == 1 && graph.devices > 2) {
+      const int32_t k = std::min<int32_t>(graph.devices, 2 + static_cast<int32_t>(rng->below(2)));
+      lo = static_cast<int32_t>(rng->below(graph.devices - k + 1));
+      hi = lo + k - 1;
+      width = std::min<int64_t>(span, width * graph.devices / k);
+    }
+    const int64_t t0 = static_cast<int64_t>(
+                           rng->below(static_cast<uint32_t>(std::min<int64_t>(span, 0x7fffffff)))) -
+                       width / 2;
+    for (int32_t i = 0; i < n; ++i) {
+      const int32_t d = schedule.device[i];
+      if (d >= lo && d <= hi && schedule.start[i] >= t0 && schedule.start[i] < t0 + width) {
+        freed[i] = 1;
+      }
+    }
+  } else if (*kind == 2) {
+    // Whole micro-batches (ops of one rank in every class), two at a time.
+    int32_t max_rank = 0;
+    for (const PlanOp& op : graph.ops) max_rank = std::max(max_rank, op.sym_rank);
+    const int32_t a = static_cast<int32_t>(rng->below(max_rank + 1));
+    const int32_t b = std::min(max_rank, a + 1);
+    int32_t count = 0;
+    for (int32_t i = 0; i < n; ++i) {
+      if (graph.ops[i].sym_rank == a || graph.ops[i].sym_rank == b) freed[i] = 1, ++count;
+    }
+    // Mostly whole micro-batches are too big: keep a random window of them.
+    if (count > size) {
+      const int64_t width = std::max<int64_t>(1, span * size / count);
+      const int64_t t0 = static_cast<int64_t>(rng->below(
+                             static_cast<uint32_t>(std::min<int64_t>(span, 0x7fffffff)))) -
+                         width / 2;
+      for (int32_t i = 0; i < n; ++i) {
+        if (freed[i] && (schedule.start[i] < t0 || schedule.start[i] >= t0 + width)) freed[i] = 0;
+      }
+    }
+  } else {
+    // Whole flexible groups, which may move to another device.
+    int32_t count = 0;
+    for (int32_t tries = 0; tries < 4 * graph.num_groups() && count < size; ++tries) {
+      const int32_t g = static_cast<int32_t>(rng->below(graph.num_groups()));
+      if (graph.fixed(g)) continue;
+      for (int32_t k = graph.group_ops_begin[g]; k < graph.group_ops_begin[g + 1]; ++k) {
+        if (!freed[graph.group_ops[k]]) freed[graph.group_ops[k]] = 1, ++count;
+      }
+    }
+  }
+  return freed;
+}
+
+bool lns_move(const PlanGraph& graph, const PlanSchedule& schedule, const std::vector<char>& freed,
+              int64_t nodes, PlanSchedule* better, int64_t* nodes_used) {
+  *nodes_used = 1 + graph.num_ops() / 8;
+  Result<PlanGraph> made = restrict_graph(graph, schedule, freed);
+  if (!made.is_ok()) return false;
+  const PlanGraph& restricted = made.value();
+  SearchConfig config;
+  config.table_entries = 1 << 16;
+  ScheduleSearch search(restricted, config);
+  search.set_upper(schedule.makespan);
+  bool improved = false;
+  while (!search.exhausted() && search.nodes() < nodes) {
+    PlanSchedule found;
+    if (search.run(nodes - search.nodes(), &found)) {
+      *better = found;
+      improved = true;
+    }
+  }
+  *nodes_used += search.nodes();
+  return improved && check_plan(graph, *better).empty();
+}
+
+}  // namespace shardlab::pipeline

@@ -1,0 +1,33 @@
+// Large neighbourhood search for the planner: free a set of ops, keep every
+// other op on its device and in its device order, and let the exact search
+// (plan_search.h) improve the schedule inside. The neighbourhoods follow the
+// shape of pipeline schedules: a time window over all devices, a window over
+// a few neighbouring devices, whole micro-batches, and whole placement
+// groups (which may then move to another device).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/pipeline/plan_graph.h"
+#include "core/rng.h"
+
+namespace shardlab::pipeline {
+
+// The graph with the ops not marked in `freed` tied to the schedule: their
+// groups keep their device, and consecutive kept ops of a device are joined
+// by an arc. Classes whose kept members the schedule runs out of rank order
+// are dropped (their ops lose the symmetry rule).
+Result<PlanGraph> restrict_graph(const PlanGraph& graph, const PlanSchedule& schedule,
+                                 const std::vector<char>& freed);
+
+// Chooses a neighbourhood of about `size` ops (kind picked by the rng).
+std::vector<char> pick_neighbourhood(const PlanGraph& graph, const PlanSchedule& schedule,
+                                     int32_t size, Rng* rng, int32_t* kind);
+
+// One LNS move: restricts, searches at most `nodes` nodes for a schedule
+// below schedule.makespan, and returns true with it in *better.
+bool lns_move(const PlanGraph& graph, const PlanSchedule& schedule, const std::vector<char>& freed,
+              int64_t nodes, PlanSchedule* better, int64_t* nodes_used);
+
+}  // namespace shardlab::pipeline

@@ -1,0 +1,150 @@
+// Conversions between the pipeline model and the planner's view (see
+// plan_problem.h).
+#include "core/pipeline/plan_problem.h"
+
+#include <algorithm>
+
+namespace shardlab::pipeline {
+
+Result<PlanGraph> plan_graph_of(const Expansion& e) {
+  PlanGraph g;
+  g.devices = e.devices;
+  g.mem_cap.assign(e.devices, kNoCap);
+  for (int32_t d = 0; d < e.devices && d < static_cast<int32_t>(e.mem_cap.size()); ++d) {
+    if (e.mem_cap[d] != Expansion::kNoCap) g.mem_cap[d] = e.mem_cap[d];
+  }
+  for (const Unit& u : e.units) g.groups.push_back({u.devices, u.param});
+  // Ranks: micro-batches in index order among those passing each unit.
+  const bool chain = [&] {
+    if (e.form == Form::kStages) return true;
+    for (int32_t i = 0; i < e.num_ops(); ++i) {
+      if (e.ops[i].kind != OpKind::kF) continue;
+      int32_t fin = 0, fout = 0;
+      for (int32_t k = e.pred_begin[i]; k < e.pred_begin[i + 1]; ++k) {
+        fin += e.ops[e.arcs[e.pred_arcs[k]].from].kind == OpKind::kF;
+      }
+      for (int32_t k = e.succ_begin[i]; k < e.succ_begin[i + 1]; ++k) {
+        fout += e.ops[e.arcs[e.succ_arcs[k]].to].kind == OpKind::kF;
+      }
+      if (fin > 1 || fout > 1) return false;
+    }
+    return true;
+  }();
+  int32_t source_unit = -1;
+  if (!chain) {
+    for (int32_t i = 0; i < e.num_ops() && source_unit < 0; ++i) {
+      if (e.ops[i].kind == OpKind::kF && e.pred_begin[i] == e.pred_begin[i + 1]) {
+        source_unit = e.ops[i].unit;
+      }
+    }
+  }
+  std::vector<int32_t> next_rank(static_cast<size_t>(e.num_units()) * 3, 0);
+  g.ops.resize(e.num_ops());
+  for (int32_t k = 0; k < e.microbatches; ++k) {
+    for (int32_t u = 0; u < e.num_units(); ++u) {
+      for (int32_t kind = 0; kind < 3; ++kind) {
+        const int32_t i = e.op_of(k, u, static_cast<OpKind>(kind));
+        if (i < 0) continue;
+        const Op& op = e.ops[i];
+        PlanOp& p = g.ops[i];
+        p.duration = op.duration;
+        p.mem_peak = op.alloc;
+        p.mem_net = op.alloc - op.release;
+        p.group = op.unit;
+        p.kind = kind == 0   ? PlanKind::kForward
+                 : kind == 1 ? PlanKind::kBackward
+                             : PlanKind::kWeight;
+        p.origin = i;
+        if (chain || (u == source_unit && kind == 0)) {
+          const int32_t c = u * 3 + kind;
+          p.sym_class = c;
+          p.sym_rank = next_rank[c]++;
+        }
+      }
+    }
+  }
+  // Dense class numbers.
+  std::vector<int32_t> renumber(next_rank.size(), -1);
+  int32_t classes = 0;
+  for (PlanOp& p : g.ops) {
+    if (p.sym_class < 0) continue;
+    if (renumber[p.sym_class] < 0) renumber[p.sym_class] = classes++;
+    p.sym_class = renumber[p.sym_class];
+  }
+  for (const Arc& a : e.arcs) g.arcs.push_back({a.from, a.to, a.delay});
+  Status status = g.finalize();
+  if (!status.is_ok()) return status;
+  return g;
+}
+
+Timeline timeline_of(const Expansion& e, const PlanSchedule& s) {
+  Timeline t;
+  t.unit_device.assign(e.num_units(), 0);
+  for (int32_t u = 0; u < e.num_units(); ++u) t.unit_device[u] = e.units[u].devices.front();
+  for (int32_t i = 0; i < e.num_ops(); ++i) t.unit_device[e.ops[i].unit] = s.device[i];
+  std::vector<int32_t> ids(e.num_ops());
+  for (int32_t i = 0; i < e.num_ops(); ++i) ids[i] = i;
+  std::sort(ids.begin(), ids.end(), [&](int32_t a, int32_t b) {
+    if (s.device[a] != s.device[b]) return s.device[a] < s.device[b];
+    if (s.start[a] != s.start[b]) return s.start[a] < s.start[b];
+    if (e.ops[a].duration != e.ops[b].duration) return e.ops[a].duration < e.ops[b].duration;
+    return a < b;
+  });
+  for (int32_t i : ids) {
+    TimedSlot slot;
+    slot.device = s.device[i];
+    slot.slot.op = i;
+    slot.start = s.start[i];
+    slot.end = s.start[i] + e.ops[i].duration;
+    t.slots.push_back(slot);
+  }
+  return t;
+}
+
+Result<PlanSchedule> plan_schedule_of(const Expansion& e, const PlanGraph& g, const Timeline& t) {
+  const int32_t n = e.num_ops();
+  PlanSchedule s;
+  s.device.assign(n, -1);
+  s.start.assign(n, kUnset);
+  if (static_cast<int32_t>(t.unit_device.size()) != e.num_units()) {
+    return Status(StatusCode::kInvalidInput, "schedule: unit placement size differs");
+  }
+  bool exact = true;
+  auto put = [&](int32_t op, int32_t device, int64_t start) {
+    if (op < 0 || op >= n || s.start[op] != kUnset) return false;
+    s.device[op] = device;
+    s.start[op] = start;
+    return true;
+  };
+  for (const TimedSlot& ts : t.slots) {
+    if (!ts.slot.is_pair()) {
+      if (!put(ts.slot.op, ts.device, ts.start)) {
+        return Status(StatusCode::kInvalidInput, "schedule: an op is repeated or unknown");
+      }
+      continue;
+    }
+    // An overlapped pair: F, then the partner B, then that B's W.
+    const int32_t f = ts.slot.op, b = ts.slot.partner;
+    if (f < 0 || f >= n || b < 0 || b >= n) {
+      return Status(StatusCode::kInvalidInput, "schedule: a pair names an unknown op");
+    }
+    const int32_t w = e.op_of(e.ops[b].microbatch, e.ops[b].unit, OpKind::kW);
+    const int64_t sequential = e.ops[f].duration + e.ops[b].duration + e.ops[w].duration;
+    if (sequential > ts.end - ts.start) exact = false;
+    if (!put(f, ts.device, ts.start) || !put(b, ts.device, ts.start + e.ops[f].duration) ||
+        !put(w, ts.device, ts.start + e.ops[f].duration + e.ops[b].duration)) {
+      return Status(StatusCode::kInvalidInput, "schedule: an op is repeated or unknown");
+    }
+  }
+  for (int32_t i = 0; i < n; ++i) {
+    if (s.start[i] == kUnset) {
+      return Status(StatusCode::kInvalidInput, "schedule: op " + e.op_label(i) + " is missing");
+    }
+    s.makespan = std::max(s.makespan, s.start[i] + e.ops[i].duration);
+  }
+  if (exact && check_plan(g, s).empty()) return s;
+  // Re-time the device orders (pairs opened) as early as they allow.
+  return time_orders(g, orders_of(g, s));
+}
+
+}  // namespace shardlab::pipeline

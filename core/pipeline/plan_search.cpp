@@ -1,0 +1,621 @@
+// Chronological branch and bound over schedules (see plan_search.h).
+//
+// Branching. A node is a partial schedule in which every started op starts
+// no later than any op still to start. Its decision device is the one that
+// can start something earliest (ties: lowest index), at time tau; the
+// children start one of its ops at tau, or let it wait. A device that waits
+// may not next start an op it could have started at tau: that schedule is
+// the one with the op moved left, which another branch holds. This is the
+// schedule generation scheme for semi-active schedules of Giffler and
+// Thompson (1960), generalised to delays and memory. Memory on a device
+// depends only on the order of the device's own ops, so moving an op left
+// in its order never breaks a cap and semi-active schedules dominate.
+//
+// Symmetry. Ops of one class (one operation of identical micro-batches, on
+// one device) start in rank order: relabelling micro-batches turns any
+// schedule into one that does, F by the forward order at each stage, B
+// and W likewise, as in the permutation-schedule argument for flow shops
+// (the unit tests check the optimum against search without it). Devices
+// with the same cap and the same allowed groups are interchangeable while
+// they are empty, so an empty device takes a new group only when every
+// lower-indexed twin is already in use.
+//
+// Dominance. Two nodes with the same started set (given by the class
+// counters), the same placements and the same waits differ only in times;
+// the one whose devices are free no later and whose unfinished results
+// arrive no later (clamped to the current time) is at least as good. The
+// table keys states by a hash of the discrete part and keeps the time
+// vectors seen, pruning a node that one of them dominates.
+#include "core/pipeline/plan_search.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "core/pipeline/plan_bound.h"
+
+namespace shardlab::pipeline {
+namespace {
+
+constexpr int64_t kInf = kNoCap;
+
+struct Child {
+  int32_t op;  // -1: wait
+  double key;
+};
+
+// The mutable partial schedule with apply/undo.
+class State {
+ public:
+  explicit State(const PlanGraph& g, const std::vector<std::vector<int32_t>>& class_members,
+                 const std::vector<int32_t>& device_twin, bool symmetry)
+      : g_(g), members_(class_members), twin_(device_twin), symmetry_(symmetry) {
+    reset();
+  }
+
+  void reset() {
+    const int32_t n = g_.num_ops();
+    start.assign(n, kUnset);
+    waiting.assign(n, 0);
+    for (int32_t i = 0; i < n; ++i) waiting[i] = g_.pred_begin[i + 1] - g_.pred_begin[i];
+    next_rank.assign(g_.classes, 0);
+    group_device.assign(g_.num_groups(), -1);
+    free_at.assign(g_.devices, 0);
+    level.assign(g_.devices, 0);
+    groups_on.assign(g_.devices, 0);
+    left_on.assign(g_.devices, 0);
+    forbid.assign(g_.devices, {});
+    unplaced_allowed.assign(g_.devices, 0);
+    for (int32_t gr = 0; gr < g_.num_groups(); ++gr) {
+      const int32_t ops = g_.group_ops_begin[gr + 1] - g_.group_ops_begin[gr];
+      if (g_.fixed(gr)) {
+        const int32_t d = g_.groups[gr].devices[0];
+        group_device[gr] = d;
+        level[d] += g_.groups[gr].mem_static;
+        ++groups_on[d];
+        left_on[d] += ops;
+      } else {
+        for (int32_t d : g_.groups[gr].devices) ++unplaced_allowed[d];
+      }
+    }
+    ready.clear();
+    ready_pos.assign(n, -1);
+    for (int32_t i = 0; i < n; ++i) {
+      if (is_ready(i)) add_ready(i);
+    }
+    now = 0;
+    scheduled = 0;
+    makespan = 0;
+    log_.clear();
+  }
+
+  bool is_ready(int32_t i) const {
+    if (start[i] != kUnset || waiting[i] != 0) return false;
+    const PlanOp& op = g_.ops[i];
+    return !symmetry_ || op.sym_class < 0 || next_rank[op.sym_class] == op.sym_rank;
+  }
+
+  // Earliest start of ready op i on device d (ignoring memory).
+  int64_t release(int32_t i, int32_t d) const {
+    int64_t r = std::max(free_at[d], now);
+    for (int32_t k = g_.pred_begin[i]; k < g_.pred_begin[i + 1]; ++k) {
+      const PlanArc& a = g_.arcs[g_.pred_arc[k]];
+      const int32_t dj = group_device[g_.ops[a.from].group];
+      r = std::max(r, start[a.from] + g_.ops[a.from].duration + (dj == d ? 0 : a.delay));
+    }
+    return r;
+  }
+
+  // Whether ready op i may start on d now (placement, symmetry, memory, waits).
+  bool may_run(int32_t i, int32_t d) const {
+    const PlanOp& op = g_.ops[i];
+    const int32_t gd = group_device[op.group];
+    int64_t extra = 0;
+    if (gd >= 0) {
+      if (gd != d) return false;
+    } else {
+      const auto& allowed = g_.groups[op.group].devices;
+      if (!std::binary_search(allowed.begin(), allowed.end(), d)) return false;
+      if (symmetry_ && groups_on[d] == 0) {
+        for (int32_t e = twin_[d]; e < d; ++e) {
+          if (twin_[e] == twin_[d] && groups_on[e] == 0) return false;
+        }
+      }
+      extra = g_.groups[op.group].mem_static;
+    }
+    if (level[d] + extra + op.mem_peak > g_.mem_cap[d]) return false;
+    for (int32_t f : forbid[d]) {
+      if (f == i) return false;
+    }
+    return true;
+  }
+
+  // Whether device d can still receive work that is not startable at tau.
+  bool may_get_more(int32_t d, int64_t tau) const {
+    if (unplaced_allowed[d] > 0) return true;
+    int32_t blocked = 0;
+    for (int32_t i : ready) {
+      if (group_device[g_.ops[i].group] != d) continue;
+      if (may_run(i, d) && release(i, d) <= tau) ++blocked;
+    }
+    for (int32_t f : forbid[d]) {
+      if (start[f] == kUnset && group_device[g_.ops[f].group] == d) ++blocked;
+    }
+    return left_on[d] - blocked > 0;
+  }
+
+  // The decision of the node: device and time; false when nothing can run.
+  bool decide(int32_t* device, int64_t* tau) const {
+    int32_t best_d = -1;
+    int64_t best_t = kInf;
+    for (int32_t i : ready) {
+      const PlanOp& op = g_.ops[i];
+      const int32_t gd = group_device[op.group];
+      if (gd >= 0) {
+        if (!may_run(i, gd)) continue;
+        const int64_t r = release(i, gd);
+        if (r < best_t || (r == best_t && gd < best_d)) best_t = r, best_d = gd;
+      } else {
+        for (int32_t d : g_.groups[op.group].devices) {
+          if (!may_run(i, d)) continue;
+          const int64_t r = release(i, d);
+          if (r < best_t || (r == best_t && d < best_d)) best_t = r, best_d = d;
+        }
+      }
+    }
+    *device = best_d;
+    *tau = best_t;
+    return best_d >= 0;
+  }
+
+  void start_op(int32_t i, int32_t d, int64_t tau) {
+    const PlanOp& op = g_.ops[i];
+    Entry e;
+    e.op = i;
+    e.device = d;
+    e.prev_now = now;
+    e.prev_free = free_at[d];
+    e.prev_makespan = makespan;
+    e.forbid_size = static_cast<int32_t>(forbid[d].size());
+    e.placed = group_device[op.group] < 0;
+    saved_forbid_.insert(saved_forbid_.end(), forbid[d].begin(), forbid[d].end());
+    forbid[d].clear();
+    if (e.placed) {
+      group_device[op.group] = d;
+      level[d] += g_.groups[op.group].mem_static;
+      ++groups_on[d];
+      left_on[d] += g_.group_ops_begin[op.group + 1] - g_.group_ops_begin[op.group];
+      for (int32_t a : g_.groups[op.group].devices) --unplaced_allowed[a];
+    }
+    now = tau;
+    start[i] = tau;
+    free_at[d] = tau + op.duration;
+    makespan = std::max(makespan, tau + op.duration);
+    level[d] += op.mem_net;
+    --left_on[d];
+    ++scheduled;
+    remove_ready(i);
+    if (symmetry_ && op.sym_class >= 0) {
+      ++next_rank[op.sym_class];
+      const auto& m = members_[op.sym_class];
+      if (op.sym_rank + 1 < static_cast<int32_t>(m.size()) && is_ready(m[op.sym_rank + 1])) {
+        add_ready(m[op.sym_rank + 1]);
+      }
+    }
+    for (int32_t k = g_.succ_begin[i]; k < g_.succ_begin[i + 1]; ++k) {
+      const int32_t j = g_.arcs[g_.succ_arc[k]].to;
+      if (--waiting[j] == 0 && is_ready(j)) add_ready(j);
+    }
+    log_.push_back(e);
+  }
+
+  void wait(int32_t d, int64_t tau, const std::vector<int32_t>& ops) {
+    Entry e;
+    e.op = -1;
+    e.device = d;
+    e.prev_now = now;
+    e.forbid_size = static_cast<int32_t>(forbid[d].size());
+    now = tau;
+    forbid[d].insert(forbid[d].end(), ops.begin(), ops.end());
+    log_.push_back(e);
+  }
+
+  void undo() {
+    const Entry e = log_.back();
+    log_.pop_back();
+    const int32_t d = e.device;
+    now = e.prev_now;
+    if (e.op < 0) {
+      forbid[d].resize(e.forbid_size);
+      return;
+    }
+    const int32_t i = e.op;
+    const PlanOp& op = g_.ops[i];
+    for (int32_t k = g_.succ_begin[i]; k < g_.succ_begin[i + 1]; ++k) {
+      const int32_t j = g_.arcs[g_.succ_arc[k]].to;
+      if (ready_pos[j] >= 0) remove_ready(j);
+      ++waiting[j];
+    }
+    if (symmetry_ && op.sym_class >= 0) {
+      const auto& m = members_[op.sym_class];
+      if (op.sym_rank + 1 < static_cast<int32_t>(m.size()) && ready_pos[m[op.sym_rank + 1]] >= 0) {
+        remove_ready(m[op.sym_rank + 1]);
+      }
+      --next_rank[op.sym_class];
+    }
+    start[i] = kUnset;
+    add_ready(i);
+    --scheduled;
+    ++left_on[d];
+    level[d] -= op.mem_net;
+    free_at[d] = e.prev_free;
+    makespan = e.prev_makespan;
+    if (e.placed) {
+      for (int32_t a : g_.groups[op.group].devices) ++unplaced_allowed[a];
+      left_on[d] -= g_.group_ops_begin[op.group + 1] - g_.group_ops_begin[op.group];
+      --groups_on[d];
+      level[d] -= g_.groups[op.group].mem_static;
+      group_device[op.group] = -1;
+    }
+    forbid[d].assign(saved_forbid_.end() - e.forbid_size, saved_forbid_.end());
+    saved_forbid_.resize(saved_forbid_.size() - e.forbid_size);
+  }
+
+  PlanSchedule schedule() const {
+    PlanSchedule s;
+    s.start = start;
+    s.device.resize(g_.num_ops());
+    for (int32_t i = 0; i < g_.num_ops(); ++i) s.device[i] = group_device[g_.ops[i].group];
+    s.makespan = makespan;
+    return s;
+  }
+
+  bool complete() const { return scheduled == g_.num_ops(); }
+
+  // The discrete part of the state, exactly: which ops started (class
+  // counters, plus flags for ops outside classes), placements and waits.
+  void key(std::vector<int32_t>* out) const {
+    out->clear();
+    if (symmetry_) out->insert(out->end(), next_rank.begin(), next_rank.end());
+    for (int32_t i = 0; i < g_.num_ops(); ++i) {
+      if (!symmetry_ || g_.ops[i].sym_class < 0) out->push_back(start[i] == kUnset ? 0 : 1);
+    }
+    out->insert(out->end(), group_device.begin(), group_device.end());
+    for (const auto& f : forbid) {
+      out->push_back(-1 - static_cast<int32_t>(f.size()));
+      out->insert(out->end(), f.begin(), f.end());
+    }
+  }
+
+  const PlanGraph& g_;
+  const std::vector<std::vector<int32_t>>& members_;
+  const std::vector<int32_t>& twin_;
+  bool symmetry_;
+  std::vector<int64_t> start;
+  std::vector<int32_t> waiting;
+  std::vector<int32_t> next_rank;
+  std::vector<int32_t> group_device;
+  std::vector<int64_t> free_at, level;
+  std::vector<int32_t> groups_on, left_on, unplaced_allowed;
+  std::vector<std::vector<int32_t>> forbid;
+  std::vector<int32_t> ready, ready_pos;
+  int64_t now = 0;
+  int32_t scheduled = 0;
+  int64_t makespan = 0;
+
+ private:
+  struct Entry {
+    int32_t op = -1, device = 0;
+    int64_t prev_now = 0, prev_free = 0, prev_makespan = 0;
+    int32_t forbid_size = 0;
+    bool placed = false;
+  };
+  void add_ready(int32_t i) {
+    ready_pos[i] = static_cast<int32_t>(ready.size());
+    ready.push_back(i);
+  }
+  void remove_ready(int32_t i) {
+    const int32_t at = ready_pos[i];
+    const int32_t last = ready.back();
+    ready[at] = last;
+    ready_pos[last] = at;
+    ready.pop_back();
+    ready_pos[i] = -1;
+  }
+  std::vector<Entry> log_;
+  std::vector<int32_t> saved_forbid_;
+};
+
+}  // namespace
+
+struct ScheduleSearch::Impl {
+  const PlanGraph& g;
+  SearchConfig config;
+  std::vector<std::vector<int32_t>> members;
+  std::vector<int32_t> twin;
+  std::unique_ptr<State> dfs;
+  std::unique_ptr<State> diver;
+  BoundScratch scratch;
+
+  struct Frame {
+    int32_t device = -1;
+    int64_t tau = 0;
+    int64_t bound = 0;
+    size_t child_begin = 0, child_end = 0, next = 0;
+    bool applied = false;
+  };
+  std::vector<Frame> stack;
+  std::vector<Child> arena;
+  Rng order_rng{1};
+  bool started = false;
+  bool done = false;
+  int64_t upper = kInf;
+  int64_t root = 0;
+  int64_t nodes = 0, bound_prunes = 0, dominance_prunes = 0;
+
+  // Dominance table: hash of the discrete key -> (key, times) seen.
+  struct Seen {
+    std::vector<int32_t> key;
+    std::vector<int64_t> times;
+  };
+  std::unordered_map<uint64_t, std::vector<Seen>> table;
+  int64_t table_size = 0;
+  std::vector<int64_t> times_buf;
+  std::vector<int32_t> key_buf;
+
+  Impl(const PlanGraph& graph, const SearchConfig& cfg) : g(graph), config(cfg) {
+    members.assign(g.classes, {});
+    for (int32_t i = 0; i < g.num_ops(); ++i) {
+      const PlanOp& op = g.ops[i];
+      if (op.sym_class < 0) continue;
+      auto& m = members[op.sym_class];
+      if (static_cast<int32_t>(m.size()) <= op.sym_rank) m.resize(op.sym_rank + 1, -1);
+      m[op.sym_rank] = i;
+    }
+    // Twins: devices with the same cap that no fixed group uses and that
+    // every flexible group allows both or neither of.
+    twin.assign(g.devices, 0);
+    std::vector<std::vector<int32_t>> allowed_groups(g.devices);
+    std::vector<char> has_fixed(g.devices, 0);
+    for (int32_t gr = 0; gr < g.num_groups(); ++gr) {
+      if (g.fixed(gr)) {
+        has_fixed[g.groups[gr].devices[0]] = 1;
+      } else {
+        for (int32_t d : g.groups[gr].devices) allowed_groups[d].push_back(gr);
+      }
+    }
+    for (int32_t d = 0; d < g.devices; ++d) {
+      twin[d] = d;
+      if (has_fixed[d]) continue;
+      for (int32_t e = 0; e < d; ++e) {
+        if (!has_fixed[e] && g.mem_cap[e] == g.mem_cap[d] &&
+            allowed_groups[e] == allowed_groups[d]) {
+          twin[d] = e;
+          break;
+        }
+      }
+    }
+    order_rng = Rng(config.seed);
+    dfs = std::make_unique<State>(g, members, twin, config.symmetry);
+    diver = std::make_unique<State>(g, members, twin, config.symmetry);
+    root = pipeline::root_bound(g);
+  }
+
+  double priority(const State& s, int32_t i, int32_t d, int32_t rule) const {
+    const PlanOp& op = g.ops[i];
+    const double crit = static_cast<double>(g.tail[i] + op.duration);
+    switch (rule) {
+      case 1: {  // free memory first when the device is more than half full
+        const bool tight = g.mem_cap[d] < kNoCap && 2 * s.level[d] > g.mem_cap[d];
+        return crit + (tight && op.mem_net < 0 ? 1e9 : 0.0);
+      }
+      case 2:  // oldest micro-batch first
+        return -static_cast<double>(op.sym_rank) * 1e6 + crit;
+      default:
+        return crit;
+    }
+  }
+
+  // Children of the node at (d, tau) in the order to try them.
+  void children(State& s, int32_t d, int64_t tau, int32_t rule, double noise, Rng* rng,
+                std::vector<Child>* out, std::vector<int32_t>* startable) {
+    startable->clear();
+    for (int32_t i : s.ready) {
+      if (s.may_run(i, d) && s.release(i, d) <= tau) startable->push_back(i);
+    }
+    std::sort(startable->begin(), startable->end());
+    const size_t first = out->size();
+    for (int32_t i : *startable) {
+      double key = priority(s, i, d, rule);
+      if (noise > 0 && rng) key += noise * rng->unit() * static_cast<double>(g.tail[i] + 1);
+      out->push_back({i, key});
+    }
+    std::stable_sort(out->begin() + first, out->end(),
+                     [](const Child& a, const Child& b) { return a.key > b.key; });
+    if (s.may_get_more(d, tau)) out->push_back({-1, -1e300});
+  }
+
+  std::vector<int32_t> startable_buf;
+
+  // Evaluates the node the DFS state is at: leaf, dead end, pruned or a new
+  // frame. Returns 1 for a leaf below the upper bound.
+  int evaluate(PlanSchedule* found) {
+    State& s = *dfs;
+    if (s.complete()) {
+      if (s.makespan < upper) {
+        *found = s.schedule();
+        upper = s.makespan;
+        return 1;
+      }
+      return 0;
+    }
+    int32_t d;
+    int64_t tau;
+    if (!s.decide(&d, &tau)) return 0;
+    const int64_t saved_now = s.now;
+    s.now = tau;
+    PartialState ps{&s.start, &s.group_device, &s.free_at, &s.level, tau};
+    int64_t bound = partial_bound(g, ps, &scratch);
+    s.now = saved_now;
+    if (!stack.empty()) bound = std::max(bound, stack.back().bound);
+    if (bound >= upper) {
+      ++bound_prunes;
+      return 0;
+    }
+    if (config.dominance && dominated(s, tau)) {
+      ++dominance_prunes;
+      return 0;
+    }
+    Frame f;
+    f.device = d;
+    f.tau = tau;
+    f.bound = bound;
+    f.child_begin = arena.size();
+    children(s, d, tau, config.rule, config.noise, &order_rng, &arena, &startable_buf);
+    f.child_end = arena.size();
+    f.next = f.child_begin;
+    stack.push_back(f);
+    return 0;
+  }
+
+  // The state's times, clamped at tau: device availability, and the ends of
+  // started ops that still have a successor to start (with the longest delay
+  // out of them subtracted from the clamp, since their results travel).
+  void times_of(const State& s, int64_t tau, std::vector<int64_t>* out) const {
+    out->clear();
+    for (int32_t d = 0; d < g.devices; ++d) out->push_back(std::max(s.free_at[d], tau));
+    for (int32_t i = 0; i < g.num_ops(); ++i) {
+      if (s.start[i] == kUnset) continue;
+      int64_t max_delay = -1;
+      for (int32_t k = g.succ_begin[i]; k < g.succ_begin[i + 1]; ++k) {
+        const PlanArc& a = g.arcs[g.succ_arc[k]];
+        if (s.start[a.to] == kUnset) max_delay = std::max(max_delay, a.delay);
+      }
+      if (max_delay < 0) continue;
+      out->push_back(std::max(s.start[i] + g.ops[i].duration, tau - max_delay));
+    }
+  }
+
+  bool dominated(const State& s, int64_t tau) {
+    s.key(&key_buf);
+    uint64_t hash = 1469598103934665603ULL;
+    for (int32_t v : key_buf) hash = (hash ^ static_cast<uint32_t>(v)) * 1099511628211ULL;
+    times_of(s, tau, &times_buf);
+    times_buf.push_back(tau);
+    auto& list = table[hash];
+    for (const Seen& seen : list) {
+      if (seen.times.size() != times_buf.size() || seen.key != key_buf) continue;
+      bool all = true;
+      for (size_t k = 0; k < times_buf.size() && all; ++k) all = seen.times[k] <= times_buf[k];
+      if (all) return true;
+    }
+    if (table_size < config.table_entries) {
+      list.push_back({key_buf, times_buf});
+      ++table_size;
+    }
+    return false;
+  }
+
+  bool run(int64_t budget, PlanSchedule* found) {
+    if (done) return false;
+    if (!started) {
+      started = true;
+      if (root >= upper) {
+        done = true;
+        return false;
+      }
+      if (evaluate(found) == 1) return true;
+      if (stack.empty()) {
+        done = true;
+        return false;
+      }
+    }
+    int64_t spent = 0;
+    while (spent < budget) {
+      if (stack.empty()) {
+        done = true;
+        return false;
+      }
+      Frame& f = stack.back();
+      if (f.applied) {
+        dfs->undo();
+        f.applied = false;
+      }
+      if (f.next == f.child_end || f.bound >= upper) {
+        arena.resize(f.child_begin);
+        stack.pop_back();
+        continue;
+      }
+      const Child c = arena[f.next++];
+      if (c.op >= 0) {
+        dfs->start_op(c.op, f.device, f.tau);
+      } else {
+        startable_buf.clear();
+        for (int32_t i : dfs->ready) {
+          if (dfs->may_run(i, f.device) && dfs->release(i, f.device) <= f.tau) {
+            startable_buf.push_back(i);
+          }
+        }
+        dfs->wait(f.device, f.tau, startable_buf);
+      }
+      f.applied = true;
+      ++nodes;
+      ++spent;
+      if (evaluate(found) == 1) return true;
+    }
+    return false;
+  }
+
+  int64_t open_bound() const {
+    if (done) return upper;
+    if (!started) return std::min(root, upper);
+    int64_t b = upper;
+    for (const Frame& f : stack) {
+      if (f.next < f.child_end || f.applied) b = std::min(b, f.bound);
+    }
+    return std::max(std::min(b, upper), std::min(root, upper));
+  }
+
+  bool dive(Rng* rng, double noise, int32_t rule, PlanSchedule* found, int64_t* used) {
+    State& s = *diver;
+    s.reset();
+    std::vector<Child> kids;
+    std::vector<int32_t> startable;
+    int64_t steps = 0;
+    while (!s.complete()) {
+      int32_t d;
+      int64_t tau;
+      if (!s.decide(&d, &tau)) break;
+      kids.clear();
+      children(s, d, tau, rule, noise, rng, &kids, &startable);
+      ++steps;
+      // A dive never waits: decide() found an op startable at tau.
+      if (kids.empty() || kids.front().op < 0) break;
+      s.start_op(kids.front().op, d, tau);
+      if (s.makespan >= upper) break;
+    }
+    *used = steps;
+    if (!s.complete() || s.makespan >= upper) return false;
+    *found = s.schedule();
+    upper = s.makespan;
+    return true;
+  }
+};
+
+ScheduleSearch::ScheduleSearch(const PlanGraph& graph, const SearchConfig& config)
+    : impl_(std::make_unique<Impl>(graph, config)) {}
+ScheduleSearch::~ScheduleSearch() = default;
+void ScheduleSearch::set_upper(int64_t upper) { impl_->upper = std::min(impl_->upper, upper); }
+int64_t ScheduleSearch::upper() const { return impl_->upper; }
+bool ScheduleSearch::run(int64_t nodes, PlanSchedule* found) { return impl_->run(nodes, found); }
+bool ScheduleSearch::exhausted() const { return impl_->done; }
+int64_t ScheduleSearch::open_bound() const { return impl_->open_bound(); }
+int64_t ScheduleSearch::root_bound() const { return impl_->root; }
+int64_t ScheduleSearch::nodes() const { return impl_->nodes; }
+int64_t ScheduleSearch::pruned_by_bound() const { return impl_->bound_prunes; }
+int64_t ScheduleSearch::pruned_by_dominance() const { return impl_->dominance_prunes; }
+bool ScheduleSearch::dive(Rng* rng, double noise, int32_t rule, PlanSchedule* found,
+                          int64_t* nodes_used) {
+  return impl_->dive(rng, noise, rule, found, nodes_used);
+}
+
+}  // namespace shardlab::pipeline

@@ -1,0 +1,274 @@
+// The planner's facade (see planner.h): options from plan_options.def, the
+// expansion and warm starts, the engine, and the anytime loop plan().
+#include "core/pipeline/planner.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+
+#include "core/pipeline/plan_engine.h"
+#include "core/pipeline/plan_problem.h"
+
+namespace shardlab::pipeline {
+namespace {
+
+struct PlanOptionInfo {
+  const char* name;
+  PlanOptionKind kind;
+  double default_value, min, max;
+  const char* cli_flag;
+  const char* help;
+};
+
+constexpr PlanOptionInfo kPlanTable[] = {
+#define SHARDLAB_PLAN_OPTION(name, kind, def, lo, hi, flag, help) \
+  {#name, PlanOptionKind::kind, static_cast<double>(def), lo, hi, flag, help},
+#include "core/pipeline/plan_options.def"
+#undef SHARDLAB_PLAN_OPTION
+};
+
+void assign(PlannerOptions* options, const std::string& name, double value) {
+#define SHARDLAB_PLAN_OPTION(oname, kind, def, lo, hi, flag, help) \
+  if (name == #oname) options->oname = static_cast<decltype(options->oname)>(value);
+#include "core/pipeline/plan_options.def"
+#undef SHARDLAB_PLAN_OPTION
+}
+
+nlohmann::json number(double value) {
+  if (value == std::floor(value) && std::fabs(value) < 9.1e15) {
+    return static_cast<int64_t>(value);
+  }
+  return value;
+}
+
+Status set_value(PlannerOptions* options, const PlanOptionInfo& info, double value,
+                 const std::string& shown) {
+  const std::string range =
+      " (expected " + std::string(info.kind == PlanOptionKind::kInt ? "an integer" : "a number") +
+      " from " + number(info.min).dump() + " to " + number(info.max).dump() + ")";
+  if (!std::isfinite(value) || value < info.min || value > info.max ||
+      (info.kind == PlanOptionKind::kInt && value != std::floor(value))) {
+    return Status(StatusCode::kInvalidArgument, "option --" + std::string(info.cli_flag) + ": " +
+                                                    shown + " is out of range" + range);
+  }
+  assign(options, info.name, value);
+  return Status::ok();
+}
+
+}  // namespace
+
+Status set_plan_option(PlannerOptions* options, const std::string& key, const std::string& text) {
+  if (key == "placement") {
+    if (!parse_placement(text, &options->placement.kind)) {
+      return Status(StatusCode::kInvalidArgument,
+                    "option --placement: unknown placement '" + text + "'");
+    }
+    return Status::ok();
+  }
+  for (const PlanOptionInfo& info : kPlanTable) {
+    if (key != info.name && key != info.cli_flag) continue;
+    char* end = nullptr;
+    const double value = std::strtod(text.c_str(), &end);
+    if (text.empty() || end != text.c_str() + text.size()) {
+      return Status(StatusCode::kInvalidArgument,
+                    "option --" + std::string(info.cli_flag) + ": cannot read '" + text + "'");
+    }
+    return set_value(options, info, value, text);
+  }
+  return Status(StatusCode::kInvalidArgument, "unknown planner option '" + key + "'");
+}
+
+Status plan_options_from_json(const std::string& json, PlannerOptions* options) {
+  nlohmann::json j = nlohmann::json::parse(json, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) {
+    return Status(StatusCode::kInvalidArgument, "planner options: expected a JSON object");
+  }
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    if (it.key() == "placement") {
+      if (!it.value().is_string() ||
+          !parse_placement(it.value().get<std::string>(), &options->placement.kind)) {
+        return Status(StatusCode::kInvalidArgument, "planner options: unknown placement");
+      }
+      continue;
+    }
+    if (it.key() == "chunks") {
+      if (!it.value().is_number_integer() || it.value().get<int64_t>() < 1) {
+        return Status(StatusCode::kInvalidArgument,
+                      "planner options: chunks must be an integer >= 1");
+      }
+      options->placement.chunks = it.value().get<int32_t>();
+      continue;
+    }
+    const PlanOptionInfo* found = nullptr;
+    for (const PlanOptionInfo& info : kPlanTable) {
+      if (it.key() == info.name) found = &info;
+    }
+    if (!found)
+      return Status(StatusCode::kInvalidArgument, "unknown planner option '" + it.key() + "'");
+    if (!it.value().is_number()) {
+      return Status(StatusCode::kInvalidArgument,
+                    "planner option " + it.key() + ": expected a number");
+    }
+    Status s = set_value(options, *found, it.value().get<double>(), it.value().dump());
+    if (!s.is_ok()) return s;
+  }
+  return Status::ok();
+}
+
+std::string plan_options_to_json(const PlannerOptions& options) {
+  nlohmann::ordered_json j;
+#define SHARDLAB_PLAN_OPTION(name, kind, def, lo, hi, flag, help) j[#name] = options.name;
+#include "core/pipeline/plan_options.def"
+#undef SHARDLAB_PLAN_OPTION
+  j["placement"] = placement_name(options.placement.kind);
+  return j.dump();
+}
+
+std::string plan_options_schema_json() {
+  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+  for (const PlanOptionInfo& info : kPlanTable) {
+    nlohmann::ordered_json row;
+    row["name"] = info.name;
+    row["kind"] = info.kind == PlanOptionKind::kInt ? "int" : "real";
+    row["default"] = number(info.default_value);
+    row["min"] = number(info.min);
+    row["max"] = number(info.max);
+    row["flag"] = std::string("--") + info.cli_flag;
+    row["help"] = info.help;
+    rows.push_back(row);
+  }
+  return rows.dump();
+}
+
+struct Planner::Impl {
+  Status status;
+  Expansion expansion;
+  std::unique_ptr<PlanEngine> engine;
+  Timeline best;
+  int64_t best_cached = -1;
+  std::string no_source;
+
+  Impl(const Problem& problem, const PlannerOptions& options) {
+    status = validate(problem);
+    if (!status.is_ok()) return;
+    Result<Expansion> e = expand(problem, options.placement);
+    if (!e.is_ok()) {
+      status = e.status();
+      return;
+    }
+    expansion = std::move(e).value();
+    Result<PlanGraph> g = plan_graph_of(expansion);
+    if (!g.is_ok()) {
+      status = g.status();
+      return;
+    }
+    EngineConfig config;
+    config.seed = static_cast<uint64_t>(options.seed);
+    config.symmetry = options.symmetry != 0;
+    config.dominance = options.dominance != 0;
+    config.table_entries = options.table_entries;
+    config.prover_share = options.prover_share;
+    config.improver_share = options.improver_share;
+    config.dive_share = options.dive_share;
+    config.restart_nodes = options.restart_nodes;
+    engine = std::make_unique<PlanEngine>(std::move(g).value(), config);
+  }
+
+  void refresh() {
+    if (!engine || engine->best().empty() || engine->best().makespan == best_cached) return;
+    best = timeline_of(expansion, engine->best());
+    best_cached = engine->best().makespan;
+  }
+};
+
+Planner::Planner(const Problem& problem, const PlannerOptions& options)
+    : impl_(std::make_unique<Impl>(problem, options)) {
+  impl_->refresh();
+}
+Planner::~Planner() = default;
+const Status& Planner::status() const { return impl_->status; }
+const Expansion& Planner::expansion() const { return impl_->expansion; }
+
+bool Planner::step(int64_t work) {
+  if (!impl_->engine) return false;
+  const bool improved = impl_->engine->step(work);
+  if (improved) impl_->refresh();
+  return improved;
+}
+
+bool Planner::finished() const { return !impl_->engine || impl_->engine->finished(); }
+bool Planner::has_best() const { return impl_->engine && !impl_->engine->best().empty(); }
+const Timeline& Planner::best() const { return impl_->best; }
+int64_t Planner::best_ticks() const { return has_best() ? impl_->engine->best().makespan : -1; }
+double Planner::best_makespan() const {
+  return has_best() ? impl_->expansion.time_value(best_ticks()) : -1;
+}
+int64_t Planner::lower_bound_ticks() const {
+  return impl_->engine ? impl_->engine->lower_bound() : 0;
+}
+double Planner::lower_bound() const { return impl_->expansion.time_value(lower_bound_ticks()); }
+
+bool Planner::offer(const Timeline& timeline, const std::string& source) {
+  if (!impl_->engine) return false;
+  Result<PlanSchedule> s = plan_schedule_of(impl_->expansion, impl_->engine->graph(), timeline);
+  if (!s.is_ok()) return false;
+  const bool taken = impl_->engine->offer(s.value(), source.c_str());
+  if (taken) impl_->refresh();
+  return taken;
+}
+
+const std::string& Planner::best_source() const {
+  return impl_->engine ? impl_->engine->best_source() : impl_->no_source;
+}
+
+std::string Planner::stats_json() const {
+  if (!impl_->engine) return "{\"phase\":\"invalid\"}";
+  return impl_->engine->stats_json();
+}
+
+PlanResult plan(const Problem& problem, const PlannerOptions& options, double time_budget_s,
+                const PlanSink& sink, const std::atomic<bool>* interrupt) {
+  using Clock = std::chrono::steady_clock;
+  const auto t0 = Clock::now();
+  auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - t0).count(); };
+  PlanResult result;
+  Planner planner(problem, options);
+  result.status = planner.status();
+  if (!result.status.is_ok()) return result;
+  bool stop = false;
+  auto report = [&] {
+    PlanEvent ev;
+    ev.seconds = elapsed();
+    ev.found = planner.has_best();
+    ev.makespan = planner.best_makespan();
+    ev.bound = planner.lower_bound();
+    ev.gap = ev.found && ev.makespan > 0 ? (ev.makespan - ev.bound) / ev.makespan : 0;
+    ev.source = planner.best_source();
+    result.trace.push_back(ev);
+    if (sink && !sink(ev)) stop = true;
+  };
+  report();
+  // Steps of about 5 ms natively keep the interrupt and the sink responsive.
+  int64_t work = 500;
+  while (!stop && !planner.finished() && elapsed() < time_budget_s &&
+         !(interrupt && interrupt->load())) {
+    const double before = elapsed();
+    if (planner.step(work)) report();
+    const double took = elapsed() - before;
+    if (took < 0.002 && work < (int64_t{1} << 30)) work *= 2;
+    if (took > 0.02 && work > 16) work /= 2;
+  }
+  result.found = planner.has_best();
+  result.best = planner.best();
+  result.makespan = planner.best_makespan();
+  result.lower_bound = planner.lower_bound();
+  result.optimal = planner.finished() && result.found;
+  result.infeasible = planner.finished() && !result.found;
+  result.source = planner.best_source();
+  result.seconds = elapsed();
+  result.stats_json = planner.stats_json();
+  return result;
+}
+
+}  // namespace shardlab::pipeline

@@ -1,0 +1,314 @@
+// The pipeline planner against brute force on tiny random problems (stages
+// and operator graphs, fixed and free placements, memory caps), its bounds
+// against the optimum, the validity of every schedule it returns, its
+// determinism for a seed, and the two headline cases of issue 18 at unit
+// scale (equal times with cap p, and DualPipe's example).
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <functional>
+
+#include "core/pipeline/model.h"
+#include "core/pipeline/plan_bound.h"
+#include "core/pipeline/plan_graph.h"
+#include "core/pipeline/plan_problem.h"
+#include "core/pipeline/plan_search.h"
+#include "core/pipeline/planner.h"
+#include "core/pipeline/simulate.h"
+#include "core/rng.h"
+
+namespace shardlab::pipeline {
+namespace {
+
+Problem uniform_stages(int32_t p, int32_t m, double f, double b, double w, double cap,
+                       double keep = 0) {
+  Problem problem;
+  problem.devices = p;
+  problem.microbatches = m;
+  StageSpec s;
+  s.f = f;
+  s.b = b;
+  s.w = w;
+  s.keep = keep;
+  problem.stages = {s};
+  if (cap > 0) problem.mem_cap.assign(p, cap);
+  return problem;
+}
+
+// A random tiny problem: explicit stages on a linear or bidirectional
+// placement, or an operator graph with some operators free to move.
+Problem random_problem(Rng* rng, int32_t* max_ops) {
+  Problem problem;
+  const bool operators = rng->below(2) == 1;
+  if (!operators) {
+    problem.devices = 2 + static_cast<int32_t>(rng->below(2));
+    problem.microbatches = 2 + static_cast<int32_t>(rng->below(2));
+    problem.uniform = false;
+    for (int32_t s = 0; s < problem.devices; ++s) {
+      StageSpec st;
+      st.f = 1 + rng->below(3);
+      st.b = 1 + rng->below(3);
+      st.w = rng->below(3);
+      st.act = 1 + rng->below(2);
+      st.keep = rng->below(2) ? st.act : 0;
+      problem.stages.push_back(st);
+    }
+    problem.comm = rng->below(2);
+    if (problem.devices == 2 && problem.microbatches == 2 && rng->below(2)) {
+      problem.placement.kind = PlacementKind::kBidirectional;
+    }
+    *max_ops = problem.devices * problem.microbatches * 3;
+  } else {
+    problem.form = Form::kOperators;
+    problem.devices = 2;
+    problem.microbatches = 1 + static_cast<int32_t>(rng->below(2));
+    const int32_t n = 2 + static_cast<int32_t>(rng->below(2));
+    for (int32_t i = 0; i < n; ++i) {
+      OperatorSpec op;
+      op.name = "o" + std::to_string(i);
+      op.f = 1 + rng->below(3);
+      op.b = 1 + rng->below(3);
+      op.w = rng->below(2);
+      op.act = 1;
+      if (rng->below(2)) op.devices = {static_cast<int32_t>(rng->below(2))};
+      problem.operators.push_back(op);
+    }
+    for (int32_t i = 1; i < n; ++i) {
+      problem.edges.push_back({static_cast<int32_t>(rng->below(i)), i, 1.0 + rng->below(2)});
+    }
+    if (n == 3 && rng->below(2)) problem.edges.push_back({0, 2, 1});
+    *max_ops = n * problem.microbatches * 3;
+  }
+  if (rng->below(2)) problem.mem_cap.assign(problem.devices, 2 + rng->below(3));
+  return problem;
+}
+
+// The optimum by brute force, independent of the planner: every placement
+// of the units and every topological order of the ops gives device orders;
+// P1's simulator times them and its metrics give the memory peaks. Every
+// semi-active schedule arises this way, so the least makespan is optimal.
+// Returns -1 when no order fits the caps.
+int64_t brute_force(const Expansion& e) {
+  const int32_t n = e.num_ops();
+  int64_t best = -1;
+  std::vector<int32_t> unit_device(e.num_units(), 0);
+  std::function<void(int32_t)> place = [&](int32_t u) {
+    if (u < e.num_units()) {
+      for (int32_t d : e.units[u].devices) {
+        unit_device[u] = d;
+        place(u + 1);
+      }
+      return;
+    }
+    std::vector<int32_t> waiting(n), order;
+    for (int32_t i = 0; i < n; ++i) waiting[i] = e.pred_begin[i + 1] - e.pred_begin[i];
+    std::vector<char> used(n, 0);
+    std::function<void()> extend = [&]() {
+      if (static_cast<int32_t>(order.size()) == n) {
+        Order o;
+        o.unit_device = unit_device;
+        o.device_slots.assign(e.devices, {});
+        for (int32_t i : order) o.device_slots[unit_device[e.ops[i].unit]].push_back({i});
+        Result<Timeline> t = simulate(e, o);
+        REQUIRE(t.is_ok());
+        const Metrics m = measure(e, t.value());
+        for (int32_t d = 0; d < e.devices; ++d) {
+          if (e.mem_cap[d] != Expansion::kNoCap &&
+              m.peak_activation[d] + m.peak_parameter[d] > e.mem_cap[d]) {
+            return;
+          }
+        }
+        if (best < 0 || m.makespan < best) best = m.makespan;
+        return;
+      }
+      for (int32_t i = 0; i < n; ++i) {
+        if (used[i] || waiting[i] != 0) continue;
+        used[i] = 1;
+        order.push_back(i);
+        for (int32_t k = e.succ_begin[i]; k < e.succ_begin[i + 1]; ++k) {
+          --waiting[e.arcs[e.succ_arcs[k]].to];
+        }
+        extend();
+        for (int32_t k = e.succ_begin[i]; k < e.succ_begin[i + 1]; ++k) {
+          ++waiting[e.arcs[e.succ_arcs[k]].to];
+        }
+        order.pop_back();
+        used[i] = 0;
+      }
+    };
+    extend();
+  };
+  place(0);
+  return best;
+}
+
+// Runs the planner until it finishes (or the work runs out).
+struct Run {
+  bool finished = false;
+  int64_t makespan = -1;
+  int64_t bound = 0;
+  Timeline best;
+};
+
+Run run_planner(const Problem& problem, PlannerOptions options, int64_t max_work,
+                int64_t step = 1000) {
+  Planner planner(problem, options);
+  REQUIRE_MESSAGE(planner.status().is_ok(), planner.status().message());
+  Run run;
+  int64_t spent = 0;
+  int64_t last_bound = planner.lower_bound_ticks();
+  while (!planner.finished() && spent < max_work) {
+    planner.step(step);
+    spent += step;
+    CHECK(planner.lower_bound_ticks() >= last_bound);  // the bound only rises
+    last_bound = planner.lower_bound_ticks();
+  }
+  run.finished = planner.finished();
+  run.makespan = planner.best_ticks();
+  run.bound = planner.lower_bound_ticks();
+  run.best = planner.best();
+  return run;
+}
+
+// The schedule re-timed by P1's simulator from its own device orders is
+// no later, and respects the caps.
+void check_timeline(const Expansion& e, const Timeline& t, int64_t makespan) {
+  Result<Timeline> again = simulate(e, order_of(e, t));
+  REQUIRE_MESSAGE(again.is_ok(), again.status().message());
+  const Metrics m = measure(e, t);
+  CHECK(m.makespan == makespan);
+  CHECK(measure(e, again.value()).makespan <= makespan);
+  for (const TimedSlot& s : t.slots) {
+    for (int32_t k = e.pred_begin[s.slot.op]; k < e.pred_begin[s.slot.op + 1]; ++k) {
+      const Arc& a = e.arcs[e.pred_arcs[k]];
+      int64_t end = -1;
+      int32_t device = -1;
+      for (const TimedSlot& o : t.slots) {
+        if (o.slot.op == a.from) end = o.end, device = o.device;
+      }
+      CHECK(s.start >= end + (device == s.device ? 0 : a.delay));
+    }
+  }
+  for (int32_t d = 0; d < e.devices; ++d) {
+    if (e.mem_cap[d] != Expansion::kNoCap) {
+      CHECK(m.peak_activation[d] + m.peak_parameter[d] <= e.mem_cap[d]);
+    }
+  }
+}
+
+TEST_CASE("pipeline plan: optimum and bounds match brute force on tiny random problems") {
+  Rng rng(18);
+  int32_t checked = 0, infeasible = 0;
+  for (int32_t trial = 0; trial < 60; ++trial) {
+    int32_t max_ops = 0;
+    const Problem problem = random_problem(&rng, &max_ops);
+    if (max_ops > 12) continue;
+    Result<Expansion> e = expand(problem, Placement());
+    REQUIRE(e.is_ok());
+    const int64_t optimum = brute_force(e.value());
+    Result<PlanGraph> graph = plan_graph_of(e.value());
+    REQUIRE(graph.is_ok());
+    if (optimum >= 0) CHECK(root_bound(graph.value()) <= optimum);
+    for (int32_t variant = 0; variant < 3; ++variant) {
+      PlannerOptions options;
+      options.symmetry = variant != 1;
+      options.dominance = variant != 2;
+      options.seed = 1 + trial;
+      const Run run = run_planner(problem, options, 400000, 50);
+      INFO("trial " << trial << " variant " << variant);
+      CHECK(run.finished);
+      CHECK(run.makespan == optimum);
+      if (optimum >= 0) {
+        CHECK(run.bound == optimum);
+        check_timeline(e.value(), run.best, run.makespan);
+      }
+    }
+    ++checked;
+    infeasible += optimum < 0;
+  }
+  CHECK(checked >= 30);
+  CHECK(infeasible < checked);
+}
+
+TEST_CASE("pipeline plan: equal times with cap p are proven optimal") {
+  // With m >= p the last device's head and load meet ZB-H1's makespan
+  // (p-1)F + m(F+B+W); with m < p one micro-batch's round trip dominates.
+  for (auto [p, m, optimum] : {std::tuple{2, 2, 7},
+                               {4, 4, 15},
+                               {4, 8, 27},
+                               {8, 8, 31},
+                               {6, 7, 26},
+                               {8, 3, 21},
+                               {5, 2, 13}}) {
+    const Problem problem = uniform_stages(p, m, 1, 1, 1, p);
+    PlannerOptions options;
+    options.warm_start = 0;  // the planner alone, without generated schedules
+    const Run run = run_planner(problem, options, 200000);
+    INFO("p=" << p << " m=" << m);
+    CHECK(run.finished);
+    CHECK(run.makespan == optimum);
+    CHECK(run.bound == run.makespan);
+  }
+}
+
+TEST_CASE("pipeline plan: DualPipe's example halves DualPipe's bubble under PP+1 activations") {
+  // 8 ranks, 20 micro-batches (10 each way), F = B = W = 1, F&B = 3, cap 9.
+  // DualPipe's bubble by its table's formula: (PP/2-1)(F&B+B-3W) with B the
+  // full backward (2): 3 * (3 + 2 - 3) = 6 per device, makespan 66.
+  for (double keep : {0.0, 1.0}) {
+    Problem problem = uniform_stages(8, 20, 1, 1, 1, 9, keep);
+    problem.stages[0].fb = 3;
+    problem.placement.kind = PlacementKind::kBidirectional;
+    PlannerOptions options;
+    const Run run = run_planner(problem, options, 400000, 2000);
+    INFO("keep " << keep);
+    CHECK(run.finished);
+    CHECK(run.makespan == 63);  // 60 busy + 3 idle per device: half of 6
+    CHECK(run.bound == 63);
+    Result<Expansion> e = expand(problem, Placement());
+    REQUIRE(e.is_ok());
+    check_timeline(e.value(), run.best, 63);
+    const Metrics metrics = measure(e.value(), run.best);
+    for (int32_t d = 0; d < 8; ++d) {
+      CHECK(metrics.global_idle[d] == 3);
+      CHECK(metrics.peak_activation[d] <= 9);
+    }
+  }
+}
+
+TEST_CASE("pipeline plan: the same seed and work give the same schedule") {
+  Problem problem = uniform_stages(4, 6, 1, 2, 1, 2, 0.5);
+  problem.comm = 0.5;
+  PlannerOptions options;
+  options.seed = 7;
+  const Run a = run_planner(problem, options, 20000);
+  const Run b = run_planner(problem, options, 20000);
+  REQUIRE(a.makespan > 0);
+  CHECK(a.makespan == b.makespan);
+  CHECK(a.bound == b.bound);
+  REQUIRE(a.best.slots.size() == b.best.slots.size());
+  for (size_t k = 0; k < a.best.slots.size(); ++k) {
+    CHECK(a.best.slots[k].slot.op == b.best.slots[k].slot.op);
+    CHECK(a.best.slots[k].start == b.best.slots[k].start);
+  }
+}
+
+TEST_CASE("pipeline plan: options by name, by flag and from JSON, with range errors") {
+  PlannerOptions options;
+  CHECK(set_plan_option(&options, "seed", "5").is_ok());
+  CHECK(options.seed == 5);
+  CHECK(set_plan_option(&options, "time-limit", "2.5").is_ok());
+  CHECK(options.time_limit_s == 2.5);
+  Status bad = set_plan_option(&options, "symmetry", "2");
+  CHECK(bad.message() == "option --symmetry: 2 is out of range (expected an integer from 0 to 1)");
+  CHECK(set_plan_option(&options, "nonsense", "1").message() ==
+        "unknown planner option 'nonsense'");
+  CHECK(plan_options_from_json(R"({"seed": 9, "placement": "bidirectional"})", &options).is_ok());
+  CHECK(options.seed == 9);
+  CHECK(options.placement.kind == PlacementKind::kBidirectional);
+  CHECK(plan_options_from_json(R"({"sed": 9})", &options).message() ==
+        "unknown planner option 'sed'");
+}
+
+}  // namespace
+}  // namespace shardlab::pipeline
