@@ -195,7 +195,7 @@ function render() {
       app.list, new Map([...app.schedules].map(([k, v]) => [k, v.schedule || v])), extras));
   compare.select(app.shown, app.stacked);
   const shown = entryOf(app.shown);
-  if (shown) renderReadouts($('pl-readouts'), shown.schedule);
+  if (shown) renderReadouts($('pl-readouts'), $('pl-devices'), shown.schedule);
   $('pl-readouts').hidden = !shown;
   const entries =
       [shown, entryOf(app.stacked)].filter(Boolean).map((e) => ({schedule: e.schedule}));

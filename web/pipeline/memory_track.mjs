@@ -6,7 +6,8 @@
 import {capOf, memoryMax, memorySteps} from './layout.mjs';
 
 const PARAM = '#cbd5e1';
-const ACT = '#64748b';
+const ACT = '#a5b4c8';
+const ACT_LINE = '#475569';
 const OVER = '#dc2626';
 
 function stepPath(ctx, t, v, x, y, base, t0, t1) {
@@ -55,6 +56,9 @@ export function drawMemoryTracks(ctx, schedule, box, trackHeight, x, [t0, t1]) {
     ctx.fillStyle = ACT;
     stepPath(ctx, t, v, x, y, param, t0, t1);
     ctx.fill();
+    ctx.strokeStyle = ACT_LINE;
+    ctx.lineWidth = 1;
+    ctx.stroke();
     const cap = caps ? caps[Math.min(d, caps.length - 1)] : null;
     if (cap !== null && cap !== undefined) {
       if (param + (peaks[d] || 0) > cap) {  // the excess, drawn over the step area

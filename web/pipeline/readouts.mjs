@@ -62,8 +62,11 @@ export function closedFormVerdict(schedule) {
   };
 }
 
-/** Fills the readouts panel (root holds the data-testid elements). */
-export function renderReadouts(root, schedule) {
+/**
+ * Fills the readouts panel (root holds the data-testid elements) and the
+ * per-device table.
+ */
+export function renderReadouts(root, table, schedule) {
   const b = schedule.bubble || {};
   set(root, 'pl-schedule-name', schedule.name || '');
   set(root, 'pl-makespan', num(schedule.makespan), schedule.makespan);
@@ -96,7 +99,7 @@ export function renderReadouts(root, schedule) {
   if (Number.isFinite(schedule.lower_bound)) extra.push(`lower bound ${num(schedule.lower_bound)}`);
   if (schedule.optimal === true) extra.push('proven optimal');
   set(root, 'pl-schedule-proof', extra.join(' \u00b7 '));
-  renderDevices(root.querySelector('[data-testid=pl-devices]'), schedule);
+  renderDevices(table, schedule);
 }
 
 /** The per-device table: busy, both idles, peak activation, parameters, total vs cap. */

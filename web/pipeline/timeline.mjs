@@ -60,6 +60,7 @@ export class Timeline {
     this.blocks = [];  // [{schedule, layout, title}]
     this.domain = [0, 1];
     this.max = 1;
+    this.hasData = false;
     this.hover = null;  // {block, slot}
     this.showMemory = true;
     this.comm = 0;
@@ -75,9 +76,13 @@ export class Timeline {
                                                                layout: buildLayout(e.schedule),
                                                              }));
     this.comm = comm;
+    this.canvas.dataset.schedules = this.blocks.map((b) => b.schedule.name).join(',');
     const max = Math.max(1e-9, ...this.blocks.map((b) => b.layout.makespan));
+    // A zoomed view stays (clamped) when asked; a whole view follows the new makespan.
+    const zoomed = this.hasData && this.zoomed;
     this.max = max;
-    this.domain = keepZoom ? clampDomain(this.domain, max) : [0, max];
+    this.hasData = this.blocks.length > 0;
+    this.domain = keepZoom && zoomed ? clampDomain(this.domain, max) : [0, max];
     this.hover = null;
     this.tooltip.hidden = true;
     this.resize();
@@ -104,7 +109,8 @@ export class Timeline {
   }
 
   trackHeight(devices) {
-    return devices <= 12 ? 15 : Math.max(6, Math.floor(180 / devices));
+    if (devices <= 8) return 20;
+    return devices <= 12 ? 16 : Math.max(6, Math.floor(180 / devices));
   }
 
   // Block geometry: where each block's title, rows and memory tracks sit.
@@ -116,7 +122,7 @@ export class Timeline {
       const track = this.trackHeight(n);
       const g = {titleY: y, rowsTop: y + TITLE_H, row, track, devices: n};
       g.rowsBottom = g.rowsTop + n * row;
-      g.memTop = g.rowsBottom + 6;
+      g.memTop = g.rowsBottom + 18;
       g.memBottom = this.showMemory && block.schedule.memory ? g.memTop + n * track : g.rowsBottom;
       y = g.memBottom + 10;
       return g;
@@ -199,9 +205,7 @@ export class Timeline {
     ctx.textBaseline = 'middle';
     ctx.textAlign = 'left';
     ctx.fillText(block.title, left, g.titleY + TITLE_H / 2 - 1);
-    ctx.font = FONT;
     const titleWidth = ctx.measureText(block.title).width;
-    ctx.font = `600 ${FONT}`;
     ctx.fillStyle = COLORS.muted;
     ctx.font = FONT;
     ctx.fillText(blockSummary(schedule), left + titleWidth + 16, g.titleY + TITLE_H / 2 - 1);
@@ -242,7 +246,8 @@ export class Timeline {
       ctx.save();
       ctx.fillStyle = COLORS.muted;
       ctx.textAlign = 'left';
-      ctx.textBaseline = 'top';
+      ctx.textBaseline = 'bottom';
+      ctx.fillText('memory per device (peak at left; dashed: the cap)', left, g.memTop - 3);
       ctx.restore();
     }
   }
