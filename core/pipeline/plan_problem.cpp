@@ -117,24 +117,18 @@ Result<PlanSchedule> plan_schedule_of(const Expansion& e, const PlanGraph& g, co
     return true;
   };
   for (const TimedSlot& ts : t.slots) {
-    if (!ts.slot.is_pair()) {
-      if (!put(ts.slot.op, ts.device, ts.start)) {
+    // A block (a full backward, or an F&B pair) runs its ops one after the
+    // other from the block's start.
+    int32_t ops[3];
+    const int32_t count = slot_ops(e, ts.slot, ops);
+    int64_t at = ts.start;
+    for (int32_t k = 0; k < count; ++k) {
+      if (!put(ops[k], ts.device, at)) {
         return Status(StatusCode::kInvalidInput, "schedule: an op is repeated or unknown");
       }
-      continue;
+      at += e.ops[ops[k]].duration;
     }
-    // An overlapped pair: F, then the partner B, then that B's W.
-    const int32_t f = ts.slot.op, b = ts.slot.partner;
-    if (f < 0 || f >= n || b < 0 || b >= n) {
-      return Status(StatusCode::kInvalidInput, "schedule: a pair names an unknown op");
-    }
-    const int32_t w = e.op_of(e.ops[b].microbatch, e.ops[b].unit, OpKind::kW);
-    const int64_t sequential = e.ops[f].duration + e.ops[b].duration + e.ops[w].duration;
-    if (sequential > ts.end - ts.start) exact = false;
-    if (!put(f, ts.device, ts.start) || !put(b, ts.device, ts.start + e.ops[f].duration) ||
-        !put(w, ts.device, ts.start + e.ops[f].duration + e.ops[b].duration)) {
-      return Status(StatusCode::kInvalidInput, "schedule: an op is repeated or unknown");
-    }
+    if (at > ts.end) exact = false;
   }
   for (int32_t i = 0; i < n; ++i) {
     if (s.start[i] == kUnset) {

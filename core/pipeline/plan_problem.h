@@ -22,11 +22,12 @@ Result<PlanGraph> plan_graph_of(const Expansion& expansion);
 // The timeline of a planned schedule (one slot per op, no pairs).
 Timeline timeline_of(const Expansion& expansion, const PlanSchedule& schedule);
 
-// A planned schedule from a timeline. Overlapped pairs are opened into F,
-// B and W inside the pair's time when they fit (F&B >= F + B + W: every op
-// then ends no later and memory is freed no later, so the schedule stays
-// valid); otherwise the device orders are re-timed semi-actively. Fails
-// when the timeline does not place every op once.
+// A planned schedule from a timeline. Blocks are opened: a full backward
+// into B then W, an overlapped pair into F, B and W, each from the block's
+// start. When they fit in the block (F&B >= F + B + W) every op ends no
+// later and memory is freed no later, so the schedule stays valid;
+// otherwise the device orders are re-timed semi-actively. Fails when the
+// timeline does not place every op once.
 Result<PlanSchedule> plan_schedule_of(const Expansion& expansion, const PlanGraph& graph,
                                       const Timeline& timeline);
 

@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
+#include "core/pipeline/generators.h"
+#include "core/pipeline/heft.h"
 #include "core/pipeline/plan_engine.h"
 #include "core/pipeline/plan_problem.h"
 
@@ -141,6 +143,21 @@ std::string plan_options_schema_json() {
   return rows.dump();
 }
 
+// Whether a generated schedule's expansion is the planner's (same
+// placement, units, micro-batch directions and scales), so its timeline can
+// be offered as it is.
+bool same_shape(const Expansion& a, const Expansion& b) {
+  if (a.placement != b.placement || a.num_units() != b.num_units() || a.num_ops() != b.num_ops() ||
+      a.time_scale != b.time_scale || a.mem_scale != b.mem_scale ||
+      a.microbatch_copy != b.microbatch_copy) {
+    return false;
+  }
+  for (int32_t u = 0; u < a.num_units(); ++u) {
+    if (a.units[u].devices != b.units[u].devices) return false;
+  }
+  return true;
+}
+
 struct Planner::Impl {
   Status status;
   Expansion expansion;
@@ -148,6 +165,8 @@ struct Planner::Impl {
   Timeline best;
   int64_t best_cached = -1;
   std::string no_source;
+  nlohmann::ordered_json warm = nlohmann::ordered_json::object();
+  bool symmetry = true;
 
   Impl(const Problem& problem, const PlannerOptions& options) {
     status = validate(problem);
@@ -166,6 +185,7 @@ struct Planner::Impl {
     EngineConfig config;
     config.seed = static_cast<uint64_t>(options.seed);
     config.symmetry = options.symmetry != 0;
+    symmetry = config.symmetry;
     config.dominance = options.dominance != 0;
     config.table_entries = options.table_entries;
     config.prover_share = options.prover_share;
@@ -173,6 +193,36 @@ struct Planner::Impl {
     config.dive_share = options.dive_share;
     config.restart_nodes = options.restart_nodes;
     engine = std::make_unique<PlanEngine>(std::move(g).value(), config);
+    if (options.warm_start) warm_start(problem);
+    if (options.heft) {
+      const PlanSchedule h = heft(engine->graph());
+      warm["HEFT"] = h.empty() ? nlohmann::json(nullptr) : nlohmann::json(ticks(h.makespan));
+      if (!h.empty()) engine->offer(h, "HEFT");
+    }
+  }
+
+  nlohmann::json ticks(int64_t t) const {
+    const double v = expansion.time_value(t);
+    if (v == std::floor(v) && std::fabs(v) < 9e15) return static_cast<int64_t>(v);
+    return v;
+  }
+
+  // Offers every generated schedule that runs on the planner's expansion
+  // and records its makespan (null when it breaks a memory cap).
+  void warm_start(const Problem& problem) {
+    for (const ScheduleInfo& info : list_schedules(problem)) {
+      if (!info.applicable) continue;
+      Result<Generated> gen = generate(problem, info.name);
+      if (!gen.is_ok() || !same_shape(gen.value().expansion, expansion)) continue;
+      Result<Timeline> t = simulate(gen.value().expansion, gen.value().order);
+      if (!t.is_ok()) continue;
+      Result<PlanSchedule> s = plan_schedule_of(expansion, engine->graph(), t.value());
+      if (!s.is_ok()) continue;
+      const bool valid = check_plan(engine->graph(), s.value()).empty();
+      warm[info.name] =
+          valid ? ticks(measure(expansion, t.value()).makespan) : nlohmann::json(nullptr);
+      if (valid) engine->offer(s.value(), info.name.c_str());
+    }
   }
 
   void refresh() {
@@ -224,7 +274,38 @@ const std::string& Planner::best_source() const {
 
 std::string Planner::stats_json() const {
   if (!impl_->engine) return "{\"phase\":\"invalid\"}";
-  return impl_->engine->stats_json();
+  nlohmann::ordered_json j = nlohmann::ordered_json::parse(impl_->engine->stats_json());
+  j["proven"] = finished() && has_best();
+  j["makespan"] = has_best() ? impl_->ticks(best_ticks()) : nlohmann::json(nullptr);
+  j["lower_bound"] = impl_->ticks(lower_bound_ticks());
+  j["warm_start"] = impl_->warm;
+  return j.dump();
+}
+
+MipModel Planner::emit_lp() const {
+  if (!impl_->engine) return MipModel();
+  const MipUnits units{1.0 / static_cast<double>(impl_->expansion.time_scale),
+                       1.0 / static_cast<double>(impl_->expansion.mem_scale)};
+  const bool symmetry = impl_->symmetry;
+  return pipeline::emit_lp(impl_->engine->graph(), units, impl_->engine->best(), symmetry);
+}
+
+Result<std::map<std::string, double>> Planner::mip_start(const Timeline& timeline) const {
+  if (!impl_->engine) return impl_->status;
+  Result<PlanSchedule> s = plan_schedule_of(impl_->expansion, impl_->engine->graph(), timeline);
+  if (!s.is_ok()) return s.status();
+  const MipUnits units{1.0 / static_cast<double>(impl_->expansion.time_scale),
+                       1.0 / static_cast<double>(impl_->expansion.mem_scale)};
+  return pipeline::mip_start(impl_->engine->graph(), units, s.value(), impl_->symmetry);
+}
+
+Result<Timeline> Planner::schedule_from_mip(const std::map<std::string, double>& columns) const {
+  if (!impl_->engine) return impl_->status;
+  const MipUnits units{1.0 / static_cast<double>(impl_->expansion.time_scale),
+                       1.0 / static_cast<double>(impl_->expansion.mem_scale)};
+  Result<PlanSchedule> s = pipeline::schedule_from_mip(impl_->engine->graph(), units, columns);
+  if (!s.is_ok()) return s.status();
+  return timeline_of(impl_->expansion, s.value());
 }
 
 PlanResult plan(const Problem& problem, const PlannerOptions& options, double time_budget_s,
@@ -249,12 +330,17 @@ PlanResult plan(const Problem& problem, const PlannerOptions& options, double ti
     if (sink && !sink(ev)) stop = true;
   };
   report();
-  // Steps of about 5 ms natively keep the interrupt and the sink responsive.
-  int64_t work = 500;
+  // Steps of about 5 ms natively keep the interrupt and the sink
+  // responsive; with a work limit, fixed steps make the run reproducible.
+  const bool fixed = options.work > 0;
+  int64_t work = fixed ? 1000 : 500;
+  int64_t spent = 0;
   while (!stop && !planner.finished() && elapsed() < time_budget_s &&
-         !(interrupt && interrupt->load())) {
+         !(interrupt && interrupt->load()) && (!fixed || spent < options.work)) {
     const double before = elapsed();
     if (planner.step(work)) report();
+    spent += work;
+    if (fixed) continue;
     const double took = elapsed() - before;
     if (took < 0.002 && work < (int64_t{1} << 30)) work *= 2;
     if (took > 0.02 && work > 16) work /= 2;

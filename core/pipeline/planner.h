@@ -49,10 +49,12 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "core/pipeline/mip.h"
 #include "core/pipeline/model.h"
 #include "core/pipeline/simulate.h"
 #include "core/status.h"
@@ -108,8 +110,16 @@ class Planner {
   // Where the incumbent came from: a generator's name, "heft", "dive",
   // "prover", "search", "lns", "merged" or "offered".
   const std::string& best_source() const;
-  // Counters for display, as JSON: {"phase", "ops", "nodes", ...}.
+  // Counters for display, as JSON: {"phase", "ops", "nodes", "proven",
+  // "makespan", "lower_bound", "warm_start": {schedule: makespan}, ...}.
   std::string stats_json() const;
+
+  // MIP mode (mip.h) over expansion(): the LP text, with the incumbent's
+  // makespan as horizon when there is one; the column values of a timeline
+  // (a MIP start); and the timeline of a solver's column values.
+  MipModel emit_lp() const;
+  Result<std::map<std::string, double>> mip_start(const Timeline& timeline) const;
+  Result<Timeline> schedule_from_mip(const std::map<std::string, double>& columns) const;
 
  private:
   struct Impl;
