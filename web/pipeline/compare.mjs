@@ -42,6 +42,7 @@ function rowOf(name, s, reason, summary = '') {
     closedForm: ok && s.closed_form ? s.closed_form : null,
     fits,
     valid: ok ? s.valid !== false : null,
+    placement: ok && s.problem ? s.problem.placement || '' : '',
   };
 }
 
@@ -137,6 +138,12 @@ export class CompareTable {
       const name = tr.insertCell();
       name.textContent = r.name;
       name.title = r.summary || '';
+      if (r.placement) {
+        const where = document.createElement('span');
+        where.className = 'hint';
+        where.textContent = ` ${r.placement}`;
+        name.append(where);
+      }
       if (!r.ok) {
         const why = tr.insertCell();
         why.colSpan = COLUMNS.length - 1;
@@ -160,7 +167,7 @@ export class CompareTable {
           cell(cf ? `${cf.formula} = ${num(cf.value)}${cf.holds ? '' : ' (n/a)'}` : '\u2013');
       if (cf) td.title = `assumes ${cf.assumption}`;
       cell(r.fits === null ? '\u2013' : r.fits ? 'fits' : 'over', r.fits === false ? 'bad' : '');
-      if (r.valid === false) name.textContent += ' (invalid)';
+      if (r.valid === false) name.prepend('(invalid) ');
     }
   }
 }

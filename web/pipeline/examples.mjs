@@ -1,7 +1,6 @@
 // The pipeline lab's examples: parameter presets (uniform problems, with the
-// schedules to show) and problem files bundled from examples/pipeline/ (the
-// site serves them under examples/pipeline/). The first preset opens by
-// default.
+// schedules to show and the planner's placement) and problem files bundled from examples/pipeline/
+// (the site serves them under examples/pipeline/). The first preset opens by default.
 
 export const PRESETS = Object.freeze([
   {
@@ -13,10 +12,11 @@ export const PRESETS = Object.freeze([
   },
   {
     id: 'dualpipe',
-    title: 'DualPipe\'s example (8 ranks, 20 micro-batches, F = B = W = 1, F&B = 3)',
-    params: {p: 8, m: 20, F: 1, B: 1, W: 1, FB: 3, comm: 0, cap: null, v: 2},
+    title: 'DualPipe\'s example (8 ranks, 20 micro-batches, F = B = W = 1, F&B = 3, cap PP+1)',
+    params: {p: 8, m: 20, F: 1, B: 1, W: 1, FB: 3, comm: 0, cap: 9, v: 2},
     schedule: 'DualPipe',
     compare: null,
+    placement: 'bidirectional',  // the planner plans on DualPipe's own placement
   },
   {
     id: 'interleaved',

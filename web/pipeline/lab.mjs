@@ -90,7 +90,11 @@ function currentProblemText() {
 
 /** Recomputes everything for the problem text; the old view stays on error. */
 function compute(text) {
-  app.queue = app.queue.then(() => computeNow(text)).finally(() => {
+  const run = app.queue.then(() => computeNow(text)).catch((error) => {
+    showError(error.message || String(error));
+    return false;
+  });
+  app.queue = run.finally(() => {
     app.section.dataset.computed = String(Number(app.section.dataset.computed || 0) + 1);
   });
   return app.queue;
@@ -127,6 +131,7 @@ async function computeNow(text) {
     await plan.reset(key);
     await restoreStored(key);
   }
+  if (app.linkedPlan) restoreLinked();
   if (app.mode === 'form') $('pl-problem').value = normalized;
   choose();
   render();
@@ -165,6 +170,23 @@ async function restoreStored(key) {
         `saved ${stored.savedAt}) is the 'planned' row.`);
   } catch (error) {
     note(`The schedule kept in this browser was not used: ${error.message}`);
+  }
+}
+
+// A link's planned schedule, checked by the core against the problem.
+function restoreLinked() {
+  const linked = app.linkedPlan;
+  app.linkedPlan = null;
+  try {
+    const entry = app.core.check(app.problemText, JSON.stringify(linked));
+    if (entry.schedule.valid === false) {
+      throw new Error(
+          (entry.schedule.violations || []).slice(0, 2).join('; ') || 'it is not valid');
+    }
+    app.extra.set('planned', entry);
+    plan.offer(entry);
+  } catch (error) {
+    note(`The link's planned schedule was not used: ${error.message}`);
   }
 }
 
@@ -270,6 +292,7 @@ async function updateLink() {
     plan: planned ? planned.schedule : null,
     timeS: s.timeS,
     mip: s.mip,
+    placement: s.placement,
     zoom: timeline.zoomed ? timeline.domain : null,
     memory: timeline.showMemory,
   });
@@ -293,7 +316,7 @@ function useForm() {
   return compute(currentProblemText());
 }
 
-function useJson(text, example = null) {
+async function useJson(text, example = null) {
   app.mode = 'json';
   app.example = example;
   $('pl-problem').value = text;
@@ -303,17 +326,19 @@ function useJson(text, example = null) {
   } catch (error) {
     parsed = null;  // the core reports where the text is wrong
   }
-  const params = paramsFromProblem(parsed);
-  if (params) form.write(params);
   form.setEnabled(false);
   $('pl-problem-mode').textContent = example ? `example ${example}` : 'typed or opened here';
-  return compute(text);
+  const done = await compute(text);
+  const params = done && paramsFromProblem(parsed);
+  if (params) form.write(params);  // the form shows a uniform problem's values
+  return done;
 }
 
 async function openExample(value) {
   const preset = PRESETS.find((p) => p.id === value);
   if (preset) {
     form.write(preset.params);
+    plan.applySettings({placement: preset.placement || null});
     app.wanted = {shown: preset.schedule, stacked: preset.compare};
     return useForm();
   }
@@ -465,10 +490,11 @@ export async function mount(section, shell, params) {
     await openExample(PRESETS[0].id);
     return;
   }
-  plan.applySettings({timeS: link.timeS, mip: link.mip});
+  plan.applySettings({timeS: link.timeS, mip: link.mip, placement: link.placement});
   $('pl-memory').checked = link.memory;
   timeline.setMemory(link.memory);
   app.wanted = {shown: link.schedule, stacked: link.compare || null};
+  app.linkedPlan = link.plan;
   if (link.example) {
     $('pl-example').value = link.example;
     await openExample(link.example);
@@ -478,17 +504,6 @@ export async function mount(section, shell, params) {
   } else {
     form.write(link.params);
     await useForm();
-  }
-  if (link.plan && app.problemText) {
-    try {
-      const entry = app.core.check(app.problemText, JSON.stringify(link.plan));
-      app.extra.set('planned', entry);
-      plan.offer(entry);
-      choose();
-      render();
-    } catch (error) {
-      note(`The link's planned schedule was not used: ${error.message}`);
-    }
   }
   if (link.zoom) timeline.setDomain(link.zoom);
 }

@@ -5,7 +5,7 @@
 //   pj=DEFLATED               a problem JSON typed or opened in the page
 //   s=NAME  vs=NAME           the schedule shown, and the one stacked under it
 //   plan=DEFLATED             the planned schedule, when it packs small enough
-//   t=S  mip=1                planner time limit; MIP mode chosen
+//   t=S  mip=1  pp=PLACEMENT  planner time limit; MIP mode chosen; planner placement
 //   z=T0,T1  mem=0            the zoomed time range; memory tracks hidden
 // Pure module: tests/web/pipeline_permalink.test.mjs checks round trips.
 import {deflate, fromBase64Url, inflate, toBase64Url} from '../state.mjs';
@@ -92,6 +92,7 @@ export async function decodePipeline(p) {
     plan: p.has('plan') ? expandSchedule(JSON.parse(await unpackText(p.get('plan')))) : null,
     timeS: numberOrNull(p.get('t')),
     mip: p.get('mip') === '1',
+    placement: p.get('pp') || null,
     zoom,
     memory: p.get('mem') !== '0',
   };
@@ -128,6 +129,7 @@ export async function encodePipeline(state) {
   }
   if (state.timeS) p.set('t', String(state.timeS));
   if (state.mip) p.set('mip', '1');
+  if (state.placement) p.set('pp', state.placement);
   if (state.zoom) p.set('z', state.zoom.map((t) => Number(t.toPrecision(6))).join(','));
   if (state.memory === false) p.set('mem', '0');
   return {params: p, omitted};

@@ -50,6 +50,7 @@ export class PlanPanel {
       host.onSettings();
     });
     $('pl-time').addEventListener('change', () => host.onSettings());
+    $('pl-placement').addEventListener('change', () => host.onSettings());
     $('pl-mip-sizes').textContent = MIP_SIZES_NOTE;
     this.setButtons();
   }
@@ -60,13 +61,24 @@ export class PlanPanel {
 
   settings() {
     const t = Number(this.$('pl-time').value);
-    return {timeS: Number.isFinite(t) && t > 0 ? t : 10, mip: this.engine === 'mip'};
+    return {
+      timeS: Number.isFinite(t) && t > 0 ? t : 10,
+      mip: this.engine === 'mip',
+      placement: this.$('pl-placement').value || null,
+    };
   }
 
-  applySettings({timeS, mip}) {
+  applySettings({timeS, mip, placement}) {
     if (timeS) this.$('pl-time').value = String(timeS);
-    this.$('pl-engine').value = mip ? 'mip' : 'planner';
+    if (mip !== undefined) this.$('pl-engine').value = mip ? 'mip' : 'planner';
+    if (placement !== undefined) this.$('pl-placement').value = placement || '';
     this.showNumbers();
+  }
+
+  /** The planner's and the MIP's options (core/pipeline/plan_options.def). */
+  options() {
+    const {placement} = this.settings();
+    return placement ? {placement} : {};
   }
 
   setButtons() {
@@ -145,7 +157,7 @@ export class PlanPanel {
   mipIncumbent({objective, columns, seconds}) {
     const problem = this.host.problem();
     try {
-      const entry = this.host.core.scheduleFromMip(problem.text, {}, columns);
+      const entry = this.host.core.scheduleFromMip(problem.text, this.runOptions, columns);
       this.mipBest = {
         makespan: entry.schedule.makespan,
         bound: this.mipBest ? this.mipBest.bound : null
@@ -182,6 +194,7 @@ export class PlanPanel {
     if (!problem || this.running) return;
     const {timeS} = this.settings();
     this.running = this.engine;
+    this.runOptions = this.options();
     this.setButtons();
     this.chart.reset(null);
     this.chart.setReferences(this.references());
@@ -191,11 +204,15 @@ export class PlanPanel {
     try {
       if (this.running === 'planner') {
         const generated = this.host.bestGenerated();
-        const done =
-            await this.planner.plan(problem.text, {}, timeS, generated ? [generated.text] : []);
+        const offers = generated ? [generated.text] : [];
+        const done = await this.planner.plan(problem.text, this.runOptions, timeS, offers);
         status = done.reason === 'stopped' ? 'stopped' : 'done';
+        const best = this.planner.best;
+        const where = best && best.schedule.problem ?
+            ` on the ${best.schedule.problem.placement} placement` :
+            '';
         this.$('pl-plan-note').textContent = this.planner.proven ?
-            `Proven optimal in ${formatSeconds(done.elapsedS)}.` :
+            `Proven optimal${where} in ${formatSeconds(done.elapsedS)}.` :
             done.reason === 'stopped' ?
             'Stopped; the best schedule is kept.' :
             `Time limit reached after ${formatSeconds(done.elapsedS)}; the best schedule is kept.`;
@@ -215,14 +232,20 @@ export class PlanPanel {
 
   async runMip(problem, timeS) {
     const core = this.host.core;
-    const lp = core.emitLp(problem.text, {});
+    const options = this.runOptions;
+    const lp = core.emitLp(problem.text, options);
     const incumbent = this.planner.best || this.host.bestGenerated();
-    const start = incumbent ? core.mipStart(problem.text, {}, incumbent.text) : null;
+    let start = null;
+    try {
+      start = incumbent ? core.mipStart(problem.text, options, incumbent.text) : null;
+    } catch (error) {
+      this.$('pl-plan-note').textContent = `No warm start (${error.message}).`;
+    }
     this.mipBest = null;
     const done = await this.mip.solve(lp, start, timeS);
     if (done.columns && Object.keys(done.columns).length && done.status !== 'stopped') {
       try {
-        const entry = core.scheduleFromMip(problem.text, {}, done.columns);
+        const entry = core.scheduleFromMip(problem.text, options, done.columns);
         this.mipBest = {makespan: entry.schedule.makespan, bound: done.dual};
         this.host.onSchedule('mip', entry);
       } catch (error) {
@@ -247,8 +270,13 @@ export class PlanPanel {
   }
 }
 
+// The planner's counters worth a glance (all of them when none of these is there).
+const STATS_SHOWN =
+    ['phase', 'ops', 'nodes', 'best_source', 'dives', 'lns_improvements', 'offers', 'seconds'];
+
 function statsLine(stats) {
-  return Object.entries(stats)
+  const shown = STATS_SHOWN.filter((k) => k in stats);
+  return (shown.length ? shown.map((k) => [k, stats[k]]) : Object.entries(stats))
       .filter(([, v]) => typeof v === 'number' || typeof v === 'boolean' || typeof v === 'string')
       .map(([k, v]) => `${k.replace(/_/g, ' ')} ${typeof v === 'number' ? num(v) : v}`)
       .join(' \u00b7 ');
