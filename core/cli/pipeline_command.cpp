@@ -1,10 +1,587 @@
-// `shardlab pipeline`: a placeholder until the pipeline lab's command lands.
+// `shardlab pipeline`: pipeline problems from flags or a problem file; one
+// schedule (a published generator, the planner, an imported CSV or schedule
+// JSON) as a readable table or the schedule JSON, every schedule side by
+// side with --compare, and the exports (Chrome trace, PyTorch CSV). Every
+// schedule it writes has passed the independent check (core/pipeline/
+// check.h); one that fails it is reported and not written (exit 3).
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <sstream>
+
 #include "core/cli/commands.h"
+#include "core/pipeline/export.h"
+#include "core/pipeline/numbers.h"
+#include "core/pipeline/pipeline.h"
+#include "core/pipeline/planner.h"
 
 namespace shardlab::cli {
+namespace {
+
+using namespace shardlab::pipeline;
+
+const char* kPipelineUsage =
+    "usage:\n"
+    "  shardlab pipeline [PROBLEM.json] [problem flags] [action] [outputs]\n"
+    "\n"
+    "problem (a file, or flags for a uniform problem; flags override the file):\n"
+    "  --stages P         devices (pipeline degree); each holds 1/P of the model\n"
+    "  --microbatches M   micro-batches per step\n"
+    "  --F T --B T --W T  forward, input-gradient and weight-gradient time of one\n"
+    "                     device's share per micro-batch (default 1 each)\n"
+    "  --FB T             an F overlapped with a full backward (default F+B+W)\n"
+    "  --comm C           delay of a transfer between devices (default 0)\n"
+    "  --mem-cap K        memory cap per device (activations + parameters)\n"
+    "  --act A --keep K --param X  activation per micro-batch, the part kept until\n"
+    "                     W, parameter memory per copy (defaults 1, 0, 0)\n"
+    "  --chunks V         model chunks per device for Interleaved1F1B (default 2)\n"
+    "  --placement NAME   linear, interleaved, v-shape, bidirectional or free\n"
+    "\n"
+    "action (one):\n"
+    "  --schedule NAME    a published schedule (default 1F1B; list for operator\n"
+    "                     graphs): GPipe 1F1B Interleaved1F1B ZB-H1 ZB-H2 ZBV\n"
+    "                     DualPipe DualPipeV Chimera list\n"
+    "  --compare          every schedule side by side\n"
+    "  --list             the schedules and whether each applies\n"
+    "  --plan             the planner (exact branch and bound, anytime); with\n"
+    "                     --time-limit S (default 10), --seed N and the other\n"
+    "                     planner options (shardlab pipeline --plan-options)\n"
+    "  --import-csv FILE  a PyTorch pipelining schedule CSV, timed on the problem\n"
+    "  --check FILE       a schedule JSON, re-timed and checked\n"
+    "  --normalize        print the problem file with every default filled in\n"
+    "\n"
+    "outputs:\n"
+    "  --json             the schedule JSON instead of the table (--out FILE to\n"
+    "                     write it to a file)\n"
+    "  --trace FILE       Chrome trace JSON (chrome://tracing, ui.perfetto.dev)\n"
+    "  --csv FILE         PyTorch pipelining schedule CSV\n"
+    "  --emit-lp FILE     the job-shop MIP as CPLEX-LP text (the planner's MIP mode)\n"
+    "\n"
+    "exit codes: 0 ok; 1 bad command line; 2 malformed input; 3 no valid schedule\n"
+    "(the schedule breaks the memory cap or another rule, or the planner found\n"
+    "none); 4 file not readable or writable\n";
+
+struct Args {
+  std::string problem_file;
+  std::optional<int64_t> devices, microbatches, chunks;
+  std::optional<double> f, b, w, fb, comm, mem_cap, act, keep, param;
+  std::string placement;
+  std::string schedule;
+  bool compare = false, list = false, plan = false, json = false, normalize = false;
+  std::string out, trace, csv, import_csv, check, emit_lp;
+  std::vector<std::pair<std::string, std::string>> plan_options;
+};
+
+int usage_error(const std::string& message) {
+  return fail(kExitUsage, "pipeline: " + message + "\n" + kPipelineUsage);
+}
+
+bool parse_int(const std::string& text, int64_t lo, int64_t hi, int64_t* out) {
+  char* end = nullptr;
+  const long long v = std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || end != text.c_str() + text.size() || v < lo || v > hi) return false;
+  *out = v;
+  return true;
+}
+
+bool parse_real(const std::string& text, double* out) {
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(v) || v < 0 || v > 1e12) {
+    return false;
+  }
+  *out = v;
+  return true;
+}
+
+// Parses the command line; returns an exit code >= 0 on error, -1 when fine.
+int parse_args(const std::vector<std::string>& args, Args* a) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    auto value = [&](std::string* out) -> bool {
+      if (i + 1 >= args.size()) return false;
+      *out = args[++i];
+      return true;
+    };
+    std::string v;
+    auto need = [&]() -> int { return usage_error(arg + " needs a value"); };
+    auto integer = [&](std::optional<int64_t>* slot, int64_t lo, int64_t hi) -> int {
+      if (!value(&v)) return need();
+      int64_t x = 0;
+      if (!parse_int(v, lo, hi, &x)) {
+        return usage_error(arg + " needs an integer from " + std::to_string(lo) + " to " +
+                           std::to_string(hi) + ", got '" + v + "'");
+      }
+      *slot = x;
+      return -1;
+    };
+    auto real = [&](std::optional<double>* slot) -> int {
+      if (!value(&v)) return need();
+      double x = 0;
+      if (!parse_real(v, &x)) {
+        return usage_error(arg + " needs a number from 0 to 1e12, got '" + v + "'");
+      }
+      *slot = x;
+      return -1;
+    };
+    auto text = [&](std::string* slot) -> int {
+      if (!value(slot)) return need();
+      return -1;
+    };
+    int code = -1;
+    if (arg == "--stages" || arg == "--devices") {
+      code = integer(&a->devices, 1, 1024);
+    } else if (arg == "--microbatches") {
+      code = integer(&a->microbatches, 1, 100000);
+    } else if (arg == "--chunks") {
+      code = integer(&a->chunks, 1, 64);
+    } else if (arg == "--F") {
+      code = real(&a->f);
+    } else if (arg == "--B") {
+      code = real(&a->b);
+    } else if (arg == "--W") {
+      code = real(&a->w);
+    } else if (arg == "--FB") {
+      code = real(&a->fb);
+    } else if (arg == "--comm") {
+      code = real(&a->comm);
+    } else if (arg == "--mem-cap") {
+      code = real(&a->mem_cap);
+    } else if (arg == "--act") {
+      code = real(&a->act);
+    } else if (arg == "--keep") {
+      code = real(&a->keep);
+    } else if (arg == "--param") {
+      code = real(&a->param);
+    } else if (arg == "--placement") {
+      code = text(&a->placement);
+    } else if (arg == "--schedule") {
+      code = text(&a->schedule);
+    } else if (arg == "--out") {
+      code = text(&a->out);
+    } else if (arg == "--trace") {
+      code = text(&a->trace);
+    } else if (arg == "--csv") {
+      code = text(&a->csv);
+    } else if (arg == "--import-csv") {
+      code = text(&a->import_csv);
+    } else if (arg == "--check") {
+      code = text(&a->check);
+    } else if (arg == "--emit-lp") {
+      code = text(&a->emit_lp);
+    } else if (arg == "--compare") {
+      a->compare = true;
+    } else if (arg == "--list") {
+      a->list = true;
+    } else if (arg == "--plan") {
+      a->plan = true;
+    } else if (arg == "--json") {
+      a->json = true;
+    } else if (arg == "--normalize") {
+      a->normalize = true;
+    } else if (arg.size() > 2 && arg.compare(0, 2, "--") == 0) {
+      // A planner option (--time-limit, --seed, ...), checked when planning.
+      PlannerOptions probe;
+      if (!value(&v)) {
+        return usage_error("unknown option " + arg);
+      }
+      const Status status = set_plan_option(&probe, arg.substr(2), v);
+      if (!status.is_ok()) {
+        return usage_error(status.message().rfind("unknown", 0) == 0 ? "unknown option " + arg
+                                                                     : status.message());
+      }
+      a->plan_options.push_back({arg.substr(2), v});
+    } else if (a->problem_file.empty()) {
+      a->problem_file = arg;
+    } else {
+      return usage_error("one problem file only (got '" + a->problem_file + "' and '" + arg + "')");
+    }
+    if (code >= 0) return code;
+  }
+  const int actions = (a->compare ? 1 : 0) + (a->list ? 1 : 0) + (a->plan ? 1 : 0) +
+                      (!a->schedule.empty() ? 1 : 0) + (!a->import_csv.empty() ? 1 : 0) +
+                      (!a->check.empty() ? 1 : 0) + (a->normalize ? 1 : 0);
+  if (actions > 1) {
+    return usage_error(
+        "choose one of --schedule, --compare, --list, --plan, --import-csv, --check, "
+        "--normalize");
+  }
+  if (!a->plan_options.empty() && !a->plan) {
+    return usage_error("--" + a->plan_options[0].first + " is a planner option; add --plan");
+  }
+  return -1;
+}
+
+Result<std::string> read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status(StatusCode::kIoError, path + ": cannot open the file");
+  std::stringstream text;
+  text << in.rdbuf();
+  if (in.bad()) return Status(StatusCode::kIoError, path + ": cannot read the file");
+  return text.str();
+}
+
+bool write_text(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  out.close();
+  return static_cast<bool>(out);
+}
+
+// The problem from the file and the flags; an exit code on failure.
+int build_problem(const Args& a, Problem* problem) {
+  if (!a.problem_file.empty()) {
+    Result<std::string> text = read_text(a.problem_file);
+    if (!text.is_ok()) return fail(kExitIo, text.status().message());
+    Result<Problem> read = read_problem_json(a.problem_file, text.value());
+    if (!read.is_ok()) return fail(exit_code_for(read.status()), read.status().message());
+    *problem = read.value();
+  } else {
+    if (!a.devices) return usage_error("give a problem file or --stages P");
+    if (!a.microbatches) return usage_error("give a problem file or --microbatches M");
+    *problem = uniform_problem(1, 1, StageSpec{});
+  }
+  const bool share_flags = a.f || a.b || a.w || a.fb || a.act || a.keep || a.param;
+  if (share_flags && !(problem->form == Form::kStages && problem->uniform)) {
+    return usage_error("--F, --B, --W, --FB, --act, --keep and --param set a uniform problem; " +
+                       a.problem_file + " lists its " +
+                       (problem->form == Form::kStages ? "stages" : "operators"));
+  }
+  if (a.devices) problem->devices = static_cast<int32_t>(*a.devices);
+  if (a.microbatches) problem->microbatches = static_cast<int32_t>(*a.microbatches);
+  if (a.chunks) problem->placement.chunks = static_cast<int32_t>(*a.chunks);
+  if (a.comm) problem->comm = *a.comm;
+  if (a.mem_cap) problem->mem_cap.assign(problem->devices, *a.mem_cap);
+  if (!problem->mem_cap.empty() &&
+      static_cast<int32_t>(problem->mem_cap.size()) != problem->devices) {
+    return usage_error("the problem lists " + std::to_string(problem->mem_cap.size()) +
+                       " memory caps but --stages sets " + std::to_string(problem->devices) +
+                       " devices; give --mem-cap too");
+  }
+  if (!a.placement.empty()) {
+    PlacementKind kind;
+    if (!parse_placement(a.placement, &kind) || kind == PlacementKind::kExplicit) {
+      return usage_error(
+          "--placement takes auto, linear, interleaved, v-shape, bidirectional "
+          "or free, not '" +
+          a.placement + "'");
+    }
+    problem->placement.kind = kind;
+  }
+  if (problem->form == Form::kStages && problem->uniform) {
+    StageSpec& s = problem->stages[0];
+    if (a.f) s.f = *a.f;
+    if (a.b) s.b = *a.b;
+    if (a.w) s.w = *a.w;
+    if (a.fb) s.fb = *a.fb;
+    if (a.act) s.act = *a.act;
+    if (a.keep) s.keep = *a.keep;
+    if (a.param) s.param = *a.param;
+  }
+  const Status valid = validate(*problem);
+  if (!valid.is_ok()) {
+    return a.problem_file.empty() ? usage_error(valid.message())
+                                  : fail(kExitBadInput, a.problem_file + ": " + valid.message());
+  }
+  return -1;
+}
+
+std::string percent(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f%%", 100.0 * x);
+  return buf;
+}
+
+std::string describe_problem(const ScheduleResult& s) {
+  const Problem& p = s.problem;
+  const Expansion& e = s.expansion;
+  std::string text =
+      std::to_string(e.devices) + " devices, " + std::to_string(e.microbatches) + " micro-batches";
+  if (p.form == Form::kOperators) {
+    text += ", " + std::to_string(p.operators.size()) + " operators";
+  } else if (p.uniform) {
+    const StageSpec& st = p.stages[0];
+    text += ", uniform (a device's share: F " + number_text(st.f) + ", B " + number_text(st.b) +
+            ", W " + number_text(st.w) + ", F&B " +
+            number_text(st.fb < 0 ? st.f + st.b + st.w : st.fb) + ", act " + number_text(st.act);
+    if (st.keep > 0) text += ", keep " + number_text(st.keep);
+    if (st.param > 0) text += ", param " + number_text(st.param);
+    text += ")";
+  } else {
+    text += ", " + std::to_string(p.stages.size()) + " stages";
+  }
+  text += ", comm " + number_text(p.comm);
+  if (p.mem_cap.empty()) {
+    text += ", no memory cap";
+  } else {
+    text += ", memory cap " + number_text(*std::max_element(p.mem_cap.begin(), p.mem_cap.end()));
+  }
+  text += "; " + std::string(placement_name(e.placement)) + " placement";
+  if (e.form == Form::kStages) {
+    text += " of " + std::to_string(e.stages) + " stages" + (e.copies == 2 ? " x 2 copies" : "");
+  }
+  return text;
+}
+
+int64_t max_of(const std::vector<int64_t>& v) {
+  return v.empty() ? 0 : *std::max_element(v.begin(), v.end());
+}
+
+void print_table(const ScheduleResult& s) {
+  const Expansion& e = s.expansion;
+  const Metrics& m = s.metrics;
+  std::printf("%s on %s\n", s.name.c_str(), describe_problem(s).c_str());
+  std::printf("makespan %s\n", time_text(e, m.makespan).c_str());
+  std::printf("%6s %10s %12s %12s %10s %10s\n", "device", "busy", "idle global", "idle span",
+              "peak act", "peak param");
+  for (int32_t d = 0; d < e.devices; ++d) {
+    std::printf("%6d %10s %12s %12s %10s %10s\n", d, time_text(e, m.busy[d]).c_str(),
+                time_text(e, m.global_idle[d]).c_str(), time_text(e, m.span_idle[d]).c_str(),
+                mem_text(e, m.peak_activation[d]).c_str(),
+                mem_text(e, m.peak_parameter[d]).c_str());
+  }
+  std::printf("%6s %10s %12s %12s\n", "total", time_text(e, m.total_busy()).c_str(),
+              time_text(e, m.global_total()).c_str(), time_text(e, m.span_total()).c_str());
+  int64_t spans = 0;
+  for (int32_t d = 0; d < e.devices; ++d) spans += m.busy[d] + m.span_idle[d];
+  const double global_rate =
+      m.makespan > 0 ? static_cast<double>(m.global_total()) / (m.makespan * e.devices) : 0;
+  const double span_rate = spans > 0 ? static_cast<double>(m.span_total()) / spans : 0;
+  std::printf("bubble rate: global %s, span %s\n", percent(global_rate).c_str(),
+              percent(span_rate).c_str());
+  if (s.closed) {
+    const ClosedForm& c = *s.closed;
+    const int64_t simulated = max_of(c.metric == "span" ? m.span_idle : m.global_idle);
+    std::printf(
+        "closed form: %s = %s (%s idle, largest over devices; assumes %s): %s\n", c.formula.c_str(),
+        time_text(e, c.value).c_str(), c.metric.c_str(), c.assumption.c_str(),
+        c.holds
+            ? (simulated == c.value ? "holds, simulated the same" : "holds, but simulated differs")
+            : ("does not hold here; simulated " + time_text(e, simulated)).c_str());
+    const int64_t peak = max_of(m.peak_activation);
+    std::printf("peak activation: %s = %s (assumes %s): %s\n", c.peak_formula.c_str(),
+                mem_text(e, c.peak_value).c_str(), c.peak_assumption.c_str(),
+                c.peak_holds ? (peak == c.peak_value ? "holds, simulated the same"
+                                                     : "holds, but simulated differs")
+                             : ("does not hold here; simulated " + mem_text(e, peak)).c_str());
+  }
+  if (s.lower_bound) {
+    const double mk = e.time_value(m.makespan);
+    std::printf("lower bound %s (%s)\n", number_text(*s.lower_bound).c_str(),
+                s.optimal && *s.optimal
+                    ? "proven optimal"
+                    : ("gap " + percent(mk > 0 ? (mk - *s.lower_bound) / mk : 0)).c_str());
+  }
+  std::printf(
+      "check: valid (every operation once, dependencies with delays, one operation at "
+      "a time per device, memory within the cap)\n");
+}
+
+// Writes the outputs of a checked schedule; an exit code.
+int emit(const Args& a, const ScheduleResult& s) {
+  if (!s.check.valid) {
+    std::string message = s.name + " is not a valid schedule (" +
+                          std::to_string(s.check.violation_count) + " violations):";
+    for (const std::string& v : s.check.violations) message += "\n  " + v;
+    return fail(kExitNoPlan, "pipeline: " + message);
+  }
+  if (!a.trace.empty() && !write_text(a.trace, chrome_trace_json(s) + "\n")) {
+    return fail(kExitIo, a.trace + ": cannot write the trace");
+  }
+  if (!a.csv.empty()) {
+    Result<std::string> csv = pytorch_csv(s);
+    if (!csv.is_ok()) return fail(kExitUsage, "pipeline: --csv: " + csv.status().message());
+    if (!write_text(a.csv, csv.value())) return fail(kExitIo, a.csv + ": cannot write the CSV");
+  }
+  if (a.json || !a.out.empty()) {
+    const std::string json = schedule_json(s) + "\n";
+    if (!a.out.empty()) {
+      if (!write_text(a.out, json)) return fail(kExitIo, a.out + ": cannot write the schedule");
+      if (!a.json) print_table(s);
+    } else {
+      std::fwrite(json.data(), 1, json.size(), stdout);
+    }
+  } else {
+    print_table(s);
+  }
+  return kExitOk;
+}
+
+int list_command(const Problem& problem) {
+  for (const ScheduleInfo& info : list_schedules(problem)) {
+    std::printf(
+        "%-16s %s\n", info.name.c_str(),
+        info.applicable ? info.summary.c_str() : ("not applicable: " + info.reason).c_str());
+  }
+  return kExitOk;
+}
+
+int compare_command(const Args& a, const Problem& problem) {
+  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+  bool header = false;
+  for (const ScheduleInfo& info : list_schedules(problem)) {
+    nlohmann::ordered_json row;
+    row["name"] = info.name;
+    if (!info.applicable) {
+      row["applicable"] = false;
+      row["reason"] = info.reason;
+      if (!a.json)
+        std::printf("%-16s not applicable: %s\n", info.name.c_str(), info.reason.c_str());
+      rows.push_back(row);
+      continue;
+    }
+    Result<ScheduleResult> run = run_schedule(problem, info.name);
+    if (!run.is_ok()) {
+      row["applicable"] = false;
+      row["reason"] = run.status().message();
+      if (!a.json) {
+        std::printf("%-16s not applicable: %s\n", info.name.c_str(),
+                    run.status().message().c_str());
+      }
+      rows.push_back(row);
+      continue;
+    }
+    const ScheduleResult& s = run.value();
+    const Expansion& e = s.expansion;
+    const Metrics& m = s.metrics;
+    row["applicable"] = true;
+    row["makespan"] = e.time_value(m.makespan);
+    row["global_idle_max"] = e.time_value(max_of(m.global_idle));
+    row["span_idle_max"] = e.time_value(max_of(m.span_idle));
+    row["peak_activation_max"] = e.mem_value(max_of(m.peak_activation));
+    row["peak_parameter_max"] = e.mem_value(max_of(m.peak_parameter));
+    row["devices"] = e.devices;
+    row["valid"] = s.check.valid;
+    if (!s.check.valid) row["violation"] = s.check.violations.empty() ? "" : s.check.violations[0];
+    std::string closed = "-";
+    if (s.closed) {
+      const int64_t simulated = max_of(s.closed->metric == "span" ? m.span_idle : m.global_idle);
+      row["closed_form"] = {{"formula", s.closed->formula},
+                            {"value", e.time_value(s.closed->value)},
+                            {"metric", s.closed->metric},
+                            {"holds", s.closed->holds},
+                            {"matches", simulated == s.closed->value}};
+      closed = s.closed->formula + " = " + time_text(e, s.closed->value) + " " +
+               (s.closed->holds ? (simulated == s.closed->value ? "(holds)" : "(holds, differs)")
+                                : "(n/a)");
+    }
+    rows.push_back(row);
+    if (a.json) continue;
+    if (!header) {
+      std::printf("%-16s %9s %11s %9s %8s %9s  %-40s %s\n", "schedule", "makespan", "idle global",
+                  "idle span", "peak act", "peak param", "closed form (bubble per device)",
+                  "check");
+      header = true;
+    }
+    std::printf("%-16s %9s %11s %9s %8s %9s  %-40s %s\n", s.name.c_str(),
+                time_text(e, m.makespan).c_str(), time_text(e, max_of(m.global_idle)).c_str(),
+                time_text(e, max_of(m.span_idle)).c_str(),
+                mem_text(e, max_of(m.peak_activation)).c_str(),
+                mem_text(e, max_of(m.peak_parameter)).c_str(), closed.c_str(),
+                s.check.valid ? "valid" : ("INVALID: " + s.check.violations[0]).c_str());
+  }
+  if (a.json) {
+    std::printf("%s\n", rows.dump().c_str());
+  } else {
+    std::printf("(idle and peaks: the largest over devices)\n");
+  }
+  return kExitOk;
+}
+
+int plan_command(const Args& a, const Problem& problem) {
+  PlannerOptions options;
+  for (const auto& [key, value] : a.plan_options) {
+    const Status status = set_plan_option(&options, key, value);
+    if (!status.is_ok()) return usage_error(status.message());
+  }
+  if (!a.placement.empty()) parse_placement(a.placement, &options.placement.kind);
+  catch_interrupts();
+  const bool quiet = a.json && a.out.empty();
+  const PlanSink sink = [&](const PlanEvent& event) {
+    std::FILE* to = quiet ? stderr : stdout;
+    if (event.found) {
+      std::fprintf(to, "# %.3f s makespan %s bound %s gap %s (%s)\n", event.seconds,
+                   number_text(event.makespan).c_str(), number_text(event.bound).c_str(),
+                   percent(event.gap).c_str(), event.source.c_str());
+    } else {
+      std::fprintf(to, "# %.3f s bound %s, no schedule yet\n", event.seconds,
+                   number_text(event.bound).c_str());
+    }
+    return true;
+  };
+  PlanResult result = plan(problem, options, options.time_limit_s, sink, interrupt_flag());
+  if (!result.status.is_ok()) return fail(kExitBadInput, "pipeline: " + result.status.message());
+  if (!result.found) {
+    return fail(kExitNoPlan,
+                std::string("pipeline: ") +
+                    (result.infeasible ? "no schedule fits the memory caps (proven)"
+                                       : "the planner found no schedule in the time limit") +
+                    "; lower bound " + number_text(result.lower_bound));
+  }
+  Result<Expansion> expansion = expand(problem, options.placement);
+  if (!expansion.is_ok()) return fail(kExitBadInput, "pipeline: " + expansion.status().message());
+  ScheduleResult s =
+      evaluate_timeline(problem, std::move(expansion).value(), std::move(result.best), "planned");
+  s.lower_bound = result.lower_bound;
+  s.optimal = result.optimal;
+  return emit(a, s);
+}
+
+}  // namespace
 
 int pipeline_command(const std::vector<std::string>& args) {
-  return fail(kExitUsage, "pipeline: this command is not built yet");
+  for (const std::string& arg : args) {
+    if (arg == "--help" || arg == "-h" || arg == "help") {
+      std::cout << kPipelineUsage;
+      return kExitOk;
+    }
+    if (arg == "--plan-options") {
+      std::cout << plan_options_schema_json() << "\n";
+      return kExitOk;
+    }
+  }
+  Args a;
+  const int parsed = parse_args(args, &a);
+  if (parsed >= 0) return parsed;
+  Problem problem;
+  const int built = build_problem(a, &problem);
+  if (built >= 0) return built;
+  if (!a.emit_lp.empty()) {
+    return fail(kExitUsage,
+                "pipeline: --emit-lp is not available yet: the planner's MIP mode "
+                "(core/pipeline/mip.h) has not landed");
+  }
+  if (a.normalize) {
+    std::cout << problem_json(problem) << "\n";
+    return kExitOk;
+  }
+  if (a.list) return list_command(problem);
+  if (a.compare) return compare_command(a, problem);
+  if (a.plan) return plan_command(a, problem);
+  if (!a.import_csv.empty() || !a.check.empty()) {
+    const std::string& path = a.import_csv.empty() ? a.check : a.import_csv;
+    Result<std::string> text = read_text(path);
+    if (!text.is_ok()) return fail(kExitIo, text.status().message());
+    Result<ScheduleResult> read = a.import_csv.empty()
+                                      ? read_schedule_json(problem, path, text.value())
+                                      : read_pytorch_csv(problem, path, text.value());
+    if (!read.is_ok()) return fail(exit_code_for(read.status()), read.status().message());
+    return emit(a, read.value());
+  }
+  const std::string name =
+      !a.schedule.empty() ? a.schedule : (problem.form == Form::kStages ? "1F1B" : "list");
+  Result<ScheduleResult> run = run_schedule(problem, name);
+  if (!run.is_ok()) {
+    // Unknown names and inapplicable schedules are the command line's fault.
+    return fail(run.status().code() == StatusCode::kInternal ? kExitBadInput : kExitUsage,
+                "pipeline: " + run.status().message());
+  }
+  return emit(a, run.value());
 }
 
 }  // namespace shardlab::cli

@@ -131,7 +131,7 @@ CheckReport check_schedule(const Expansion& e, const Timeline& timeline) {
       violation.add(e.op_label(arc.to) + " starts at " + time_text(e, to.start) +
                     " but its input " + e.op_label(arc.from) + " ends at " +
                     time_text(e, from.end) +
-                    (crosses ? " and needs " + time_text(e, delay) + " to arrive" : ""));
+                    (delay > 0 ? " and needs " + time_text(e, delay) + " to arrive" : ""));
     }
   }
 

@@ -101,6 +101,33 @@ const char* slot_kind_name(const Expansion& e, const Slot& slot) {
   return kind_name(e.ops[slot.op].kind);
 }
 
+// Multiplies every time of an expansion by `factor` (a finer tick), so that
+// times read from a schedule file stay exact.
+void refine_ticks(Expansion* e, int64_t factor) {
+  if (factor == 1) return;
+  e->time_scale *= factor;
+  for (Op& op : e->ops) op.duration *= factor;
+  for (Unit& u : e->units) u.fb *= factor;
+  for (Arc& a : e->arcs) a.delay *= factor;
+}
+
+// The factor (a power of ten up to 10^6) that makes every time integral.
+int64_t tick_factor(const std::vector<double>& times, int64_t scale) {
+  int64_t factor = 1;
+  for (int k = 0; k <= 6; ++k, factor *= 10) {
+    bool integral = true;
+    for (double t : times) {
+      const double x = t * static_cast<double>(scale * factor);
+      if (std::fabs(x - std::nearbyint(x)) > 1e-9 * std::max(1.0, std::fabs(x))) {
+        integral = false;
+        break;
+      }
+    }
+    if (integral) return factor;
+  }
+  return 1'000'000;
+}
+
 }  // namespace
 
 ScheduleResult evaluate_timeline(const Problem& problem, Expansion expansion, Timeline timeline,
@@ -283,10 +310,18 @@ Result<ScheduleResult> read_schedule_json(const Problem& problem, const std::str
   if (!errors.ok()) return errors.status();
   Result<Expansion> expansion = expand(problem, placement);
   if (!expansion.is_ok()) return expansion.status();
-  const Expansion& e = expansion.value();
   const json::JsonAt ops = root["ops"];
   errors.add(ops.expect(json::Kind::kArray));
   if (!errors.ok()) return errors.status();
+  // A schedule may use times finer than the problem's own values.
+  std::vector<double> stamps;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    for (const char* key : {"start", "end"}) {
+      if (ops[i][key].is(json::Kind::kNumber)) stamps.push_back(ops[i][key].value().number);
+    }
+  }
+  refine_ticks(&expansion.value(), tick_factor(stamps, expansion.value().time_scale));
+  const Expansion& e = expansion.value();
   std::vector<int32_t> operator_index;
   Timeline timeline;
   timeline.unit_device.assign(e.num_units(), -1);

@@ -38,8 +38,7 @@ Status read_values(const JsonAt& at, StageSpec* s, bool with_comm) {
   if (!errors.ok()) return errors.status();
   if (s->keep > s->act) {
     const JsonAt where = at.has("keep") ? at["keep"] : at["act"];
-    return where.error("keep at most act (" + number_text(s->act) + ")",
-                       "keep " + number_text(s->keep));
+    return where.error("keep at most act (" + number_text(s->act) + ")");
   }
   return Status::ok();
 }
@@ -233,11 +232,10 @@ Result<Problem> read_problem_json(const std::string& source, std::string_view te
   const bool has_stages = root.has("stages");
   const bool has_operators = root.has("operators");
   if (has_stages && has_operators) {
-    return root["operators"].error("either \"stages\" or \"operators\" (this problem has both)",
-                                   "\"operators\"");
+    return root["operators"].error("either \"stages\" or \"operators\" (this problem has both)");
   }
   if (!has_operators && root.has("edges")) {
-    return root["edges"].error("edges only beside \"operators\"", "\"edges\"");
+    return root["edges"].error("\"edges\" only beside \"operators\"");
   }
   const JsonAt stages = root["stages"];
   if (has_stages && (!stages.is(Kind::kArray) || stages.size() == 0 ||
@@ -301,8 +299,9 @@ Result<Problem> read_problem_json(const std::string& source, std::string_view te
       if (problem.placement.devices[c].size() != count) {
         const JsonAt at =
             problem.placement.devices.size() == 2 ? root["placement"][c] : root["placement"];
-        return at.error("one device for each of the " + std::to_string(count) + " stages",
-                        std::to_string(problem.placement.devices[c].size()) + " devices");
+        return at.error(
+            "one device for each of the " + std::to_string(count) + " stages",
+            "a list of " + std::to_string(problem.placement.devices[c].size()) + " devices");
       }
     }
   }

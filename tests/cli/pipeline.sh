@@ -1,0 +1,284 @@
+#!/usr/bin/env bash
+# End-to-end checks of `shardlab pipeline`: the bad-input corpus (exact
+# message, exit 2), command-line errors (exit 1), unreadable files (exit 4),
+# the table and the schedule JSON of the examples, every schedule the CLI
+# writes re-checked here from its JSON alone (dependencies, one op at a time
+# per device, memory within the cap), Chrome trace, PyTorch CSV round trips
+# and the CSV reader's cell-precise errors, --check of edited schedules,
+# memory caps (exit 3) and --plan. Usage: pipeline.sh PATH/TO/shardlab REPO_DIR
+set -u
+shardlab="$1"
+repo="$2"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp"
+examples="$repo/examples/pipeline"
+failures=0
+
+check() {  # check NAME EXPECTED ACTUAL
+  if [ "$2" != "$3" ]; then
+    echo "FAIL $1"
+    echo "  expected: $2"
+    echo "  actual:   $3"
+    failures=$((failures + 1))
+  fi
+}
+
+# Schedules to re-check from their own fields, all at once at the end (one
+# python start): every op's deps end before it starts, no two ops of a
+# device overlap, the memory track stays within the cap (minus parameters),
+# the last end is the makespan, and the file says it is valid.
+mkdir -p recheck
+queued=0
+recheck() {  # recheck FILE LABEL
+  queued=$((queued + 1))
+  cp "$1" "recheck/$queued.json"
+  echo "$2" > "recheck/$queued.label"
+}
+run_rechecks() {
+  python3 - recheck <<'EOF'
+import glob, json, os, sys
+bad = 0
+for path in sorted(glob.glob(os.path.join(sys.argv[1], '*.json'))):
+    s = json.load(open(path))
+    label = open(path[:-5] + '.label').read().strip()
+    ops = s['ops']
+    problems = []
+    if not s['valid'] or s['violations']:
+        problems.append('marked invalid: %s' % s['violations'])
+    for op in ops:
+        for d in op['deps']:
+            if ops[d]['end'] > op['start'] + 1e-9:
+                problems.append('op %d starts at %s before its input op %d ends at %s' % (op['id'], op['start'], d, ops[d]['end']))
+    by_device = {}
+    for op in ops:
+        by_device.setdefault(op['device'], []).append(op)
+    for d, lst in by_device.items():
+        lst.sort(key=lambda o: (o['start'], o['end']))
+        for a, b in zip(lst, lst[1:]):
+            if b['start'] < a['end'] - 1e-9:
+                problems.append('device %d runs ops %d and %d at once' % (d, a['id'], b['id']))
+    cap = s['mem_cap']
+    if cap is not None:
+        caps = cap if isinstance(cap, list) else [cap] * len(s['memory'])
+        for d, track in enumerate(s['memory']):
+            if max(track['activation']) + s['peak_parameter'][d] > caps[d] + 1e-9:
+                problems.append('device %d goes over its cap' % d)
+    if abs(max(o['end'] for o in ops) - s['makespan']) > 1e-9:
+        problems.append('makespan differs from the last end')
+    if problems:
+        bad += 1
+        print('FAIL recheck %s: %s' % (label, problems[0]))
+print('rechecked %d schedules, %d bad' % (len(glob.glob(os.path.join(sys.argv[1], '*.json'))), bad))
+EOF
+}
+
+# ---- the bad-input corpus: exact message, exit code 2 ----
+for file in "$repo"/tests/cli/pipeline_bad_inputs/*.json; do
+  name=$(basename "$file")
+  cp "$file" "$name"
+  actual=$("$shardlab" pipeline "$name" 2>&1 >/dev/null)
+  code=$?
+  check "corpus $name exit code" 2 "$code"
+  check "corpus $name message" "$(cat "${file%.json}.expected")" "$actual"
+done
+
+# ---- command-line errors: exit 1 ----
+"$shardlab" pipeline --stages 0 --microbatches 4 2>err.txt
+check "--stages 0 exit" 1 $?
+check "--stages 0 message" "shardlab: pipeline: --stages needs an integer from 1 to 1024, got '0'" \
+  "$(head -n 1 err.txt)"
+"$shardlab" pipeline --stages 4 2>err.txt
+check "missing --microbatches" "shardlab: pipeline: give a problem file or --microbatches M" \
+  "$(head -n 1 err.txt)"
+"$shardlab" pipeline --stages 4 --microbatches 8 --schedule ZB-H3 2>err.txt
+check "unknown schedule exit" 1 $?
+check "unknown schedule" "shardlab: pipeline: unknown schedule 'ZB-H3' (known: GPipe, 1F1B, Interleaved1F1B, ZB-H1, ZB-H2, ZBV, DualPipe, DualPipeV, Chimera, list)" \
+  "$(cat err.txt)"
+"$shardlab" pipeline --stages 5 --microbatches 20 --schedule DualPipe 2>err.txt
+check "DualPipe odd devices exit" 1 $?
+check "DualPipe odd devices" "shardlab: pipeline: DualPipe needs an even number of devices; p = 5" \
+  "$(cat err.txt)"
+check "DualPipe too few micro-batches" \
+  "shardlab: pipeline: DualPipe needs at least 2 p = 16 micro-batches; m = 12" \
+  "$("$shardlab" pipeline --stages 8 --microbatches 12 --schedule dualpipe 2>&1)"
+check "keep above act from flags" "shardlab: pipeline: stage 0: keep exceeds act" \
+  "$("$shardlab" pipeline --stages 2 --microbatches 2 --keep 2 2>&1 | head -n 1)"
+check "two actions" \
+  "shardlab: pipeline: choose one of --schedule, --compare, --list, --plan, --import-csv, --check, --normalize" \
+  "$("$shardlab" pipeline --stages 2 --microbatches 2 --compare --list 2>&1 | head -n 1)"
+check "planner option without --plan" "shardlab: pipeline: --seed is a planner option; add --plan" \
+  "$("$shardlab" pipeline --stages 2 --microbatches 2 --seed 3 2>&1 | head -n 1)"
+check "unknown option" "shardlab: pipeline: unknown option --frobnicate" \
+  "$("$shardlab" pipeline --stages 2 --microbatches 2 --frobnicate 1 2>&1 | head -n 1)"
+check "share flags on an operator graph" \
+  "shardlab: pipeline: --F, --B, --W, --FB, --act, --keep and --param set a uniform problem; $examples/moe_layer.json lists its operators" \
+  "$("$shardlab" pipeline "$examples/moe_layer.json" --F 2 2>&1 | head -n 1)"
+"$shardlab" pipeline missing.json 2>err.txt
+check "unreadable file exit" 4 $?
+check "unreadable file" "shardlab: missing.json: cannot open the file" "$(cat err.txt)"
+
+# ---- the table (1F1B on the 1F1B-style example) ----
+"$shardlab" pipeline "$examples/uniform_4x8.json" > table.txt
+check "table exit" 0 $?
+check "table head" "1F1B on 4 devices, 8 micro-batches, uniform (a device's share: F 1, B 1, W 1, F&B 3, act 1), comm 0, no memory cap; linear placement of 4 stages
+makespan 33" "$(head -n 2 table.txt)"
+check "table closed form" \
+  "closed form: (p-1)(F+B+W) = 9 (global idle, largest over devices; assumes identical stages, no communication delay): holds, simulated the same" \
+  "$(grep '^closed form' table.txt)"
+check "table device 1" "     1         24            9            6          3          0" \
+  "$(sed -n 5p table.txt)"
+
+# ---- the schedule JSON of every schedule on the examples, re-checked ----
+written=0
+for problem in "$examples"/*.json; do
+  for schedule in GPipe 1F1B Interleaved1F1B ZB-H1 ZB-H2 ZBV DualPipe DualPipeV Chimera list; do
+    "$shardlab" pipeline "$problem" --schedule "$schedule" --json > s.json 2>err.txt
+    code=$?
+    if [ $code -eq 0 ]; then
+      recheck s.json "$(basename "$problem") $schedule"
+      written=$((written + 1))
+    elif [ $code -ne 1 ] && [ $code -ne 3 ]; then
+      check "$(basename "$problem") $schedule exit" "0, 1 or 3" "$code: $(cat err.txt)"
+    elif [ -s s.json ]; then
+      check "$(basename "$problem") $schedule writes nothing when it fails" "" "$(cat s.json)"
+    fi
+  done
+done
+check "schedules written and re-checked" 24 "$written"
+# Uniform problems with delays, caps, keep and parameters too.
+for flags in "--stages 4 --microbatches 8 --comm 0.5" "--stages 6 --microbatches 12 --F 1 --B 2 --W 1 --keep 0.5 --param 1" \
+  "--stages 4 --microbatches 16 --F 2 --B 3 --W 1 --FB 4 --comm 0.25 --chunks 4" "--stages 8 --microbatches 16 --mem-cap 9"; do
+  for schedule in GPipe 1F1B Interleaved1F1B ZB-H1 ZB-H2 ZBV DualPipe DualPipeV Chimera list; do
+    # shellcheck disable=SC2086
+    if "$shardlab" pipeline $flags --schedule "$schedule" --json > s.json 2>/dev/null; then
+      recheck s.json "$flags $schedule"
+    fi
+  done
+done
+
+python3 - > fields.txt <<EOF
+import json, subprocess
+s = json.loads(subprocess.run(['$shardlab', 'pipeline', '$examples/dualpipe_example.json', '--schedule', 'DualPipe', '--json'], capture_output=True, text=True).stdout)
+fb = [o for o in s['ops'] if o['kind'] == 'FB']
+print(s['format'], s['version'], s['name'], s['makespan'], s['bubble']['global'], s['bubble']['span'],
+      s['peak_activation'], s['problem']['copies'], len(s['ops']), len(fb), fb[0]['backward'],
+      s['closed_form']['holds'], s['closed_form']['value'], s['closed_form']['peak_activation_value'])
+EOF
+check "DualPipe JSON fields" "shardlab-pipeline-schedule 1 DualPipe 66 [6, 6, 6, 6, 6, 6, 6, 6] [6, 5, 4, 3, 3, 4, 5, 6] [9, 9, 9, 9, 9, 9, 9, 9] 2 282 82 {'stage': 7, 'chunk': 0, 'direction': 1, 'microbatch': 13} True 6 9" \
+  "$(cat fields.txt)"
+
+# ---- --compare ----
+"$shardlab" pipeline "$examples/dualpipe_example.json" --compare > compare.txt
+check "compare rows" 12 "$(wc -l < compare.txt)"
+check "compare DualPipe row" \
+  "DualPipe                66           6         6        9         0  (PP/2-1)(F&B+B-3W) = 6 (holds)           valid" \
+  "$(grep '^DualPipe ' compare.txt)"
+check "compare Chimera row" \
+  "Chimera          not applicable: Chimera needs the micro-batches to be a multiple of the devices; m = 20, p = 8" \
+  "$(grep '^Chimera' compare.txt)"
+
+# ---- memory caps: a schedule over the cap is reported, not written (exit 3) ----
+"$shardlab" pipeline --stages 4 --microbatches 8 --mem-cap 3 --json > capped.json 2>err.txt
+check "over the cap exit" 3 $?
+check "over the cap message" "shardlab: pipeline: 1F1B is not a valid schedule (1 violations):
+  device 0 holds 4 (activations 4 + parameters 0) at time 3, above its cap 3" "$(cat err.txt)"
+check "over the cap writes nothing" "" "$(cat capped.json)"
+"$shardlab" pipeline --stages 4 --microbatches 8 --mem-cap 3 --schedule list --json > l.json
+check "list respects the cap exit" 0 $?
+recheck l.json "list under a cap of 3"
+
+# ---- Chrome trace ----
+"$shardlab" pipeline "$examples/uniform_4x8.json" --schedule ZB-H1 --trace trace.json > /dev/null
+check "trace events" "96 96 4 [0, 1, 2, 3] 1000 ms" "$(python3 -c "
+import json; t = json.load(open('trace.json'))
+x = [e for e in t['traceEvents'] if e['ph'] == 'X']
+m = [e for e in t['traceEvents'] if e['ph'] == 'M' and e['name'] == 'process_name']
+print(len(x), sum(1 for e in x if e['dur'] > 0), len(m), sorted({e['pid'] for e in x}), x[0]['dur'], t['displayTimeUnit'])")"
+
+# ---- PyTorch CSV: round trips and errors ----
+for schedule in 1F1B ZB-H1 ZB-H2 Interleaved1F1B ZBV DualPipeV; do
+  "$shardlab" pipeline --stages 4 --microbatches 8 --schedule "$schedule" --csv s.csv --json > a.json
+  "$shardlab" pipeline --stages 4 --microbatches 8 --import-csv s.csv --json > b.json
+  check "CSV round trip $schedule" "same" "$(python3 -c "
+import json; a = json.load(open('a.json')); b = json.load(open('b.json'))
+key = lambda s: sorted((o['device'], o['start'], o['end'], o['kind'], o['microbatch'], o.get('stage')) for o in s['ops'])
+print('same' if a['makespan'] == b['makespan'] and key(a) == key(b) and b['name'] == 'imported' and b['valid'] else 'differs')")"
+done
+check "CSV of DualPipe" \
+  "shardlab: pipeline: --csv: the PyTorch schedule CSV has one direction; DualPipe runs two parameter copies in opposite directions and cannot be written in it" \
+  "$("$shardlab" pipeline "$examples/dualpipe_example.json" --schedule DualPipe --csv d.csv 2>&1)"
+printf '0F0,0F1,0B0,0B1\n1F0,1B0,1F1,1B1\n' > ok.csv
+check "CSV import table" "makespan 9" \
+  "$("$shardlab" pipeline --stages 2 --microbatches 2 --import-csv ok.csv | sed -n 2p)"
+printf '0F0,0F1,0B0,0B1\n1F0,1X0,1F1,1B1\n' > bad_action.csv
+check "CSV bad action" \
+  'shardlab: bad_action.csv:2:5 (rank 1, step 1): "1X0": expected an action such as 2F0, 1I3, 0W3, 1B2 or (0F4;3B1)OVERLAP_F_B' \
+  "$("$shardlab" pipeline --stages 2 --microbatches 2 --import-csv bad_action.csv 2>&1)"
+printf '0F0,0F1,0B0,0B1\n1F0,1B0,1F2,1B1\n' > bad_mb.csv
+check "CSV micro-batch out of range" \
+  "shardlab: bad_mb.csv:2:9 (rank 1, step 2): micro-batch 2 is out of range (the problem has 2: 0..1)" \
+  "$("$shardlab" pipeline --stages 2 --microbatches 2 --import-csv bad_mb.csv 2>&1)"
+printf '0F0,0F1,0B0,0B1\n1F0,1B0,0F1,1B1\n' > bad_rank.csv
+check "CSV stage on two ranks" \
+  "shardlab: bad_rank.csv:2:9 (rank 1, step 2): stage 0 runs on rank 1 here but on rank 0 at line 1, column 1" \
+  "$("$shardlab" pipeline --stages 2 --microbatches 2 --import-csv bad_rank.csv 2>&1)"
+printf '0F0,0F1,0B0,0B1\n1F0,1B0,1F1,1B1,1F1\n' > twice.csv
+check "CSV op twice" \
+  "shardlab: twice.csv:2:17 (rank 1, step 4): F1 stage 1 runs a second time (first at line 2, column 9)" \
+  "$("$shardlab" pipeline --stages 2 --microbatches 2 --import-csv twice.csv 2>&1)"
+printf '0F0,0F1,0B0,0B1\n1F0,1B0,1F1\n' > short.csv
+check "CSV missing op" \
+  "shardlab: short.csv:2:12 (rank 1): the row never runs 1I1 (or 1B1)" \
+  "$("$shardlab" pipeline --stages 2 --microbatches 2 --import-csv short.csv 2>&1)"
+printf '0F0,0B0,0F1,0B1\n1B0,1F0,1F1,1B1\n' > deadlock.csv
+check "CSV deadlock" \
+  'shardlab: deadlock.csv:1:5 (rank 0, step 1): the schedule deadlocks here: "0B0" waits for "1B0" (line 2, column 1, rank 1) and no rank can move on' \
+  "$("$shardlab" pipeline --stages 2 --microbatches 2 --import-csv deadlock.csv 2>&1)"
+"$shardlab" pipeline --stages 2 --microbatches 2 --import-csv deadlock.csv 2>/dev/null
+check "CSV deadlock exit" 2 $?
+printf '0F0,0F1,0B0,0B1\n' > rows.csv
+check "CSV row count" "shardlab: rows.csv:1:1: the CSV has 1 rows (one per rank) but the problem has 2 devices" \
+  "$("$shardlab" pipeline --stages 2 --microbatches 2 --import-csv rows.csv 2>&1)"
+printf '0F0,0F1,0B0,0B1\n1F0,1B0,1F1,1B1\n' > capped.csv
+"$shardlab" pipeline --stages 2 --microbatches 2 --mem-cap 1 --import-csv capped.csv 2>err.txt
+check "CSV over the cap exit" 3 $?
+check "CSV over the cap" "  device 0 holds 2 (activations 2 + parameters 0) at time 1, above its cap 1" \
+  "$(sed -n 2p err.txt)"
+
+# ---- --check: a schedule JSON edited by hand ----
+"$shardlab" pipeline --stages 2 --microbatches 2 --json > s.json
+check "--check of an unedited schedule" "makespan 9" \
+  "$("$shardlab" pipeline --stages 2 --microbatches 2 --check s.json | sed -n 2p)"
+python3 -c "
+import json; s = json.load(open('s.json'))
+op = next(o for o in s['ops'] if o['device'] == 1 and o['kind'] == 'F' and o['microbatch'] == 0)
+op['start'] -= 0.5; op['end'] -= 0.5
+json.dump(s, open('edited.json', 'w'))"
+"$shardlab" pipeline --stages 2 --microbatches 2 --check edited.json 2>err.txt
+check "--check of an edited schedule exit" 3 $?
+check "--check of an edited schedule" "shardlab: pipeline: 1F1B is not a valid schedule (1 violations):
+  F0 stage 1 starts at 0.5 but its input F0 stage 0 ends at 1" "$(cat err.txt)"
+
+# ---- --normalize round trip ----
+"$shardlab" pipeline "$examples/two_towers.json" --normalize > normalized.json
+check "normalize round trip" "$("$shardlab" pipeline "$examples/two_towers.json" --json)" \
+  "$("$shardlab" pipeline normalized.json --json)"
+
+# ---- --plan (the planner facade) ----
+"$shardlab" pipeline --stages 4 --microbatches 4 --plan --time-limit 5 --json > planned.json 2>/dev/null
+check "plan exit" 0 $?
+recheck planned.json "planned"
+check "plan result" "planned 15 15 True" "$(python3 -c "
+import json; s = json.load(open('planned.json')); print(s['name'], s['makespan'], s['lower_bound'], s['optimal'])")"
+
+# ---- every schedule written above, re-checked from its JSON ----
+rechecked=$(run_rechecks)
+check "re-checks" "rechecked $queued schedules, 0 bad" "$(echo "$rechecked" | tail -n 1)"
+echo "$rechecked" | grep '^FAIL' || true
+
+if [ $failures -ne 0 ]; then
+  echo "$failures failure(s)"
+  exit 1
+fi
+echo "pipeline CLI: all checks passed"
