@@ -150,3 +150,15 @@ test('memory: steps, the shared axis and caps', () => {
   assert.deepEqual(L.capOf({mem_cap: [3, 5]}), [3, 5]);
   assert.equal(L.capOf({mem_cap: null}), null);
 });
+
+test('the memory envelope keeps every peak per pixel column', () => {
+  const x = (t) => t * 2;  // 2 px per time unit
+  // 0 on [0, 1), 5 on [1, 1.2), 1 on [1.2, 3), 2 on [3, 4]
+  const hi = L.stepEnvelope([0, 1, 1.2, 3], [0, 5, 1, 2], x, 0, 8, 4);
+  assert.deepEqual(Array.from(hi), [0, 0, 5, 1, 1, 1, 2, 2]);
+  const zoomed = L.stepEnvelope([0, 1, 1.2, 3], [0, 5, 1, 2], (t) => (t - 1) * 4, 0, 4, 2);
+  assert.deepEqual(
+      Array.from(zoomed), [5, 1, 1, 1], 'a step before the window counts from its left edge');
+  const sparse = L.stepEnvelope([2], [3], x, 0, 8, 4);
+  assert.deepEqual(Array.from(sparse), [-Infinity, -Infinity, -Infinity, -Infinity, 3, 3, 3, 3]);
+});

@@ -34,5 +34,11 @@ export const PRESETS = Object.freeze([
   },
 ]);
 
-// Files in examples/pipeline/ (P1's examples): [file, title].
-export const FILES = Object.freeze([]);
+// Files in examples/pipeline/: [file, title].
+export const FILES = Object.freeze([
+  ['dualpipe_example.json', 'File: DualPipe\'s example (no cap)'],
+  ['uniform_4x8.json', 'File: a uniform 4 x 8 problem'],
+  ['uneven_stages.json', 'File: four uneven stages with a delay and a cap'],
+  ['two_towers.json', 'File: a DAG with two towers (operators)'],
+  ['moe_layer.json', 'File: an MoE-like layer with flexible experts'],
+]);

@@ -225,3 +225,27 @@ export function capOf(schedule) {
   if (Array.isArray(cap)) return cap.length ? cap : null;
   return [cap];
 }
+
+/**
+ * The upper envelope of a step function (v[i] holds on [t[i], t[i+1]), the
+ * last until tEnd) per pixel column of [left, right): Float64Array of the
+ * largest value in each column (-Infinity where the function is not
+ * defined). x maps time to pixels. Lets a profile with many more steps than
+ * pixels draw in O(width) and never hide a peak.
+ */
+export function stepEnvelope(t, v, x, left, right, tEnd) {
+  const width = Math.max(1, Math.ceil(right - left));
+  const hi = new Float64Array(width).fill(-Infinity);
+  const column = (px) => Math.floor(px - left);
+  for (let i = 0; i < t.length; ++i) {
+    const a = column(x(t[i]));
+    const end = i + 1 < t.length ? t[i + 1] : tEnd;
+    // A step ending exactly on a column boundary does not reach into it.
+    const b = Math.ceil(x(end) - left) - 1;
+    if (b < 0 || a >= width) continue;
+    for (let c = Math.max(0, a); c <= Math.min(width - 1, Math.max(a, b)); ++c) {
+      if (v[i] > hi[c]) hi[c] = v[i];
+    }
+  }
+  return hi;
+}

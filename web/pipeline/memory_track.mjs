@@ -3,25 +3,36 @@
 // top as a step function, the cap as a red line and any excess in red. The
 // axis is shared by every device (memoryMax), so strips compare at a glance.
 // Called by timeline.mjs inside its own draw.
-import {capOf, memoryMax, memorySteps} from './layout.mjs';
+import {capOf, memoryMax, memorySteps, stepEnvelope} from './layout.mjs';
 
 const PARAM = '#cbd5e1';
 const ACT = '#a5b4c8';
 const ACT_LINE = '#475569';
 const OVER = '#dc2626';
 
-function stepPath(ctx, t, v, x, y, base, t0, t1) {
+// The activation area above the parameters: the exact steps when they are
+// few, else their per-pixel envelope (peaks kept).
+function stepPath(ctx, t, v, x, y, base, [t0, t1], [left, right]) {
   ctx.beginPath();
   ctx.moveTo(x(t0), y(base));
-  let prev = 0;
-  for (let i = 0; i < t.length; ++i) {
-    if (t[i] > t1) break;
-    const px = x(Math.max(t[i], t0));
-    ctx.lineTo(px, y(base + prev));
-    ctx.lineTo(px, y(base + v[i]));
-    prev = v[i];
+  if (t.length * 2 > right - left) {
+    const hi = stepEnvelope(t, v, x, left, right, t1);
+    for (let c = 0; c < hi.length; ++c) {
+      const value = hi[c] === -Infinity ? 0 : hi[c];
+      ctx.lineTo(left + c, y(base + value));
+      ctx.lineTo(left + c + 1, y(base + value));
+    }
+  } else {
+    let prev = 0;
+    for (let i = 0; i < t.length; ++i) {
+      if (t[i] > t1) break;
+      const px = x(Math.max(t[i], t0));
+      ctx.lineTo(px, y(base + prev));
+      ctx.lineTo(px, y(base + v[i]));
+      prev = v[i];
+    }
+    ctx.lineTo(x(t1), y(base + prev));
   }
-  ctx.lineTo(x(t1), y(base + prev));
   ctx.lineTo(x(t1), y(base));
   ctx.closePath();
 }
@@ -54,7 +65,7 @@ export function drawMemoryTracks(ctx, schedule, box, trackHeight, x, [t0, t1]) {
     }
     const {t, v} = memorySteps(schedule, d);
     ctx.fillStyle = ACT;
-    stepPath(ctx, t, v, x, y, param, t0, t1);
+    stepPath(ctx, t, v, x, y, param, [t0, t1], [box.left, box.right]);
     ctx.fill();
     ctx.strokeStyle = ACT_LINE;
     ctx.lineWidth = 1;
@@ -67,7 +78,7 @@ export function drawMemoryTracks(ctx, schedule, box, trackHeight, x, [t0, t1]) {
         ctx.rect(box.left, y0, box.right - box.left, y(cap) - y0);
         ctx.clip();
         ctx.fillStyle = OVER;
-        stepPath(ctx, t, v, x, y, param, t0, t1);
+        stepPath(ctx, t, v, x, y, param, [t0, t1], [box.left, box.right]);
         ctx.fill();
         ctx.restore();
       }

@@ -10,16 +10,10 @@
 import {COLORS, FONT, Plot} from '../plots/canvas.mjs';
 import {linearScale} from '../plots/scales.mjs';
 
+import {CellBatch, PALETTE} from './cells.mjs';
 import {arrowsOf, buildLayout, clampDomain, panDomain, slackOf, slotAt, visibleRange, zoomDomain} from './layout.mjs';
 import {drawMemoryTracks, MEMORY_LEGEND} from './memory_track.mjs';
 
-// Shades per kind: chunk 0 / 1 (or direction 0 / 1), then lighter variants.
-export const PALETTE = Object.freeze({
-  F: ['#3b82f6', '#1e40af', '#93c5fd', '#172554'],
-  B: ['#f59e0b', '#b45309', '#fcd34d', '#78350f'],
-  W: ['#22c55e', '#15803d', '#86efac', '#14532d'],
-});
-const LIGHT_TEXT = new Set(['#93c5fd', '#fcd34d', '#86efac', '#f59e0b', '#22c55e']);
 const LEFT = 58;
 const RIGHT = 12;
 const TITLE_H = 20;
@@ -27,15 +21,6 @@ const AXIS_H = 22;
 const ARROW_IN = '#111827';
 const ARROW_OUT = '#7c3aed';
 const DELAY = '#db2777';
-
-function shadeOf(op) {
-  return ((op.chunk || 0) + 2 * (op.direction || 0)) % 4;
-}
-
-function colorOf(op, kind = op.kind) {
-  const list = PALETTE[{FB: 'F', BW: 'B'}[kind] || kind] || ['#9ca3af'];
-  return list[shadeOf(op) % list.length];
-}
 
 function hatch(ctx) {
   const tile = document.createElement('canvas');
@@ -220,13 +205,27 @@ export class Timeline {
         ctx.fillRect(x(a), y + 1, x(b) - x(a), g.row - 2);
       }
     }
-    ctx.textAlign = 'center';
-    ctx.textBaseline = 'middle';
+    const batch = new CellBatch();
+    let hovered = null;
     for (let d = 0; d < layout.devices; ++d) {
       const [first, last] = visibleRange(layout, d, t0, t1);
+      const y = g.rowsTop + d * g.row;
       for (let k = first; k < last; ++k) {
-        this.drawCell(ctx, layout, layout.rows[d][k], g.rowsTop + d * g.row, g.row, x);
+        const s = layout.rows[d][k];
+        const slot = layout.slots[s];
+        const x0 = x(slot.start);
+        const x1 = x(slot.end);
+        batch.cell(layout, slot, x0, x1, y, g.row);
+        if (this.hover && this.hover.layout === layout && this.hover.slot === s)
+          hovered = [x0, x1, y];
       }
+    }
+    batch.flush(ctx);
+    if (hovered) {
+      const [x0, x1, y] = hovered;
+      ctx.strokeStyle = '#111827';
+      ctx.lineWidth = 2;
+      ctx.strokeRect(x0 - 0.5, y + 1, Math.max(1, x1 - x0 + 1), g.row - 2);
     }
     ctx.restore();
     ctx.save();
@@ -250,57 +249,6 @@ export class Timeline {
       ctx.fillText('memory per device (peak at left; dashed: the cap)', left, g.memTop - 3);
       ctx.restore();
     }
-  }
-
-  drawCell(ctx, layout, s, y, h, x) {
-    const slot = layout.slots[s];
-    const ops = layout.ops;
-    let x0 = x(slot.start);
-    let x1 = x(slot.end);
-    const wide = x1 - x0 > 4;
-    if (wide) {
-      x0 += 0.5;
-      x1 -= 0.5;
-    }
-    const top = y + 2;
-    const height = h - 4;
-    const hovered = this.hover && this.hover.layout === layout && this.hover.slot === s;
-    if (slot.kind === 'FB' && slot.fOp && slot.bOp) {
-      const mid = (x0 + x1) / 2;
-      ctx.fillStyle = colorOf(slot.fOp, 'F');
-      ctx.fillRect(x0, top, mid - x0, height);
-      ctx.fillStyle = colorOf(slot.bOp, 'B');
-      ctx.fillRect(mid, top, x1 - mid, height);
-      ctx.strokeStyle = '#0f172a';
-      ctx.lineWidth = 1.5;
-      ctx.strokeRect(x0 + 0.75, top + 0.75, x1 - x0 - 1.5, height - 1.5);
-      this.label(ctx, slot.fOp, 'F', x0, mid, y + h / 2);
-      this.label(ctx, slot.bOp, 'B', mid, x1, y + h / 2);
-    } else {
-      const full = slot.kind === 'BW';
-      const kind = full ? 'B' : slot.kind;
-      const main = (full && slot.bOp) || ops[slot.ops[0]];
-      ctx.fillStyle = colorOf(main, kind);
-      ctx.fillRect(x0, top, x1 - x0, height);
-      if (full) {  // the W that runs inside the full backward
-        ctx.fillStyle = colorOf(main, 'W');
-        ctx.fillRect(x0, top + height - 3, x1 - x0, 3);
-      }
-      this.label(ctx, main, kind, x0, x1, y + h / 2);
-    }
-    if (hovered) {
-      ctx.strokeStyle = '#111827';
-      ctx.lineWidth = 2;
-      ctx.strokeRect(x0 - 1, top - 1, x1 - x0 + 2, height + 2);
-    }
-  }
-
-  label(ctx, op, kind, x0, x1, cy) {
-    const text = String(op.microbatch);
-    if (x1 - x0 < 7 * text.length + 3) return;
-    const color = colorOf(op, kind);
-    ctx.fillStyle = LIGHT_TEXT.has(color) ? '#111827' : '#ffffff';
-    ctx.fillText(text, (x0 + x1) / 2, cy + 0.5);
   }
 
   rowCenter(g, device) {
