@@ -340,7 +340,9 @@ export class Timeline {
     const lines = slot.ops.map((i) => describeOp(layout.ops[i]));
     lines.push(`${fmt(slot.start)} \u2192 ${fmt(slot.end)} (${fmt(slot.end - slot.start)})`);
     const slack = slackOf(layout, s, this.comm);
-    if (slack !== null && slack > 1e-9) lines.push(`waited ${fmt(slack)} for its device`);
+    if (slack !== null && slack > 1e-9) {
+      lines.push(`inputs ready at ${fmt(slot.start - slack)}; waited ${fmt(slack)} (device busy)`);
+    }
     const {preds, succs} = arrowsOf(layout, s, this.comm);
     lines.push(`${preds.length} dependencies, ${succs.length} dependents`);
     this.tooltip.textContent = lines.join('\n');
