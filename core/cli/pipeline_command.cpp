@@ -211,7 +211,7 @@ int parse_args(const std::vector<std::string>& args, Args* a) {
         "choose one of --schedule, --compare, --list, --plan, --import-csv, --check, "
         "--normalize");
   }
-  if (!a->plan_options.empty() && !a->plan) {
+  if (!a->plan_options.empty() && !a->plan && a->emit_lp.empty()) {
     return usage_error("--" + a->plan_options[0].first + " is a planner option; add --plan");
   }
   return -1;
@@ -422,56 +422,29 @@ int list_command(const Problem& problem) {
 }
 
 int compare_command(const Args& a, const Problem& problem) {
-  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+  if (a.json) {
+    std::printf("%s\n", compare_json(problem).c_str());
+    return kExitOk;
+  }
   bool header = false;
   for (const ScheduleInfo& info : list_schedules(problem)) {
-    nlohmann::ordered_json row;
-    row["name"] = info.name;
-    if (!info.applicable) {
-      row["applicable"] = false;
-      row["reason"] = info.reason;
-      if (!a.json)
-        std::printf("%-16s not applicable: %s\n", info.name.c_str(), info.reason.c_str());
-      rows.push_back(row);
-      continue;
-    }
-    Result<ScheduleResult> run = run_schedule(problem, info.name);
+    Result<ScheduleResult> run =
+        info.applicable ? run_schedule(problem, info.name)
+                        : Result<ScheduleResult>(Status(StatusCode::kInvalidArgument, info.reason));
     if (!run.is_ok()) {
-      row["applicable"] = false;
-      row["reason"] = run.status().message();
-      if (!a.json) {
-        std::printf("%-16s not applicable: %s\n", info.name.c_str(),
-                    run.status().message().c_str());
-      }
-      rows.push_back(row);
+      std::printf("%-16s not applicable: %s\n", info.name.c_str(), run.status().message().c_str());
       continue;
     }
     const ScheduleResult& s = run.value();
     const Expansion& e = s.expansion;
     const Metrics& m = s.metrics;
-    row["applicable"] = true;
-    row["makespan"] = e.time_value(m.makespan);
-    row["global_idle_max"] = e.time_value(max_of(m.global_idle));
-    row["span_idle_max"] = e.time_value(max_of(m.span_idle));
-    row["peak_activation_max"] = e.mem_value(max_of(m.peak_activation));
-    row["peak_parameter_max"] = e.mem_value(max_of(m.peak_parameter));
-    row["devices"] = e.devices;
-    row["valid"] = s.check.valid;
-    if (!s.check.valid) row["violation"] = s.check.violations.empty() ? "" : s.check.violations[0];
     std::string closed = "-";
     if (s.closed) {
       const int64_t simulated = max_of(s.closed->metric == "span" ? m.span_idle : m.global_idle);
-      row["closed_form"] = {{"formula", s.closed->formula},
-                            {"value", e.time_value(s.closed->value)},
-                            {"metric", s.closed->metric},
-                            {"holds", s.closed->holds},
-                            {"matches", simulated == s.closed->value}};
       closed = s.closed->formula + " = " + time_text(e, s.closed->value) + " " +
                (s.closed->holds ? (simulated == s.closed->value ? "(holds)" : "(holds, differs)")
                                 : "(n/a)");
     }
-    rows.push_back(row);
-    if (a.json) continue;
     if (!header) {
       std::printf("%-16s %9s %11s %9s %8s %9s  %-40s %s\n", "schedule", "makespan", "idle global",
                   "idle span", "peak act", "peak param", "closed form (bubble per device)",
@@ -485,21 +458,24 @@ int compare_command(const Args& a, const Problem& problem) {
                 mem_text(e, max_of(m.peak_parameter)).c_str(), closed.c_str(),
                 s.check.valid ? "valid" : ("INVALID: " + s.check.violations[0]).c_str());
   }
-  if (a.json) {
-    std::printf("%s\n", rows.dump().c_str());
-  } else {
-    std::printf("(idle and peaks: the largest over devices)\n");
-  }
+  std::printf("(idle and peaks: the largest over devices)\n");
   return kExitOk;
+}
+
+// The planner's options from the command line (and the placement flag).
+Status planner_options(const Args& a, PlannerOptions* options) {
+  for (const auto& [key, value] : a.plan_options) {
+    const Status status = set_plan_option(options, key, value);
+    if (!status.is_ok()) return status;
+  }
+  if (!a.placement.empty()) parse_placement(a.placement, &options->placement.kind);
+  return Status::ok();
 }
 
 int plan_command(const Args& a, const Problem& problem) {
   PlannerOptions options;
-  for (const auto& [key, value] : a.plan_options) {
-    const Status status = set_plan_option(&options, key, value);
-    if (!status.is_ok()) return usage_error(status.message());
-  }
-  if (!a.placement.empty()) parse_placement(a.placement, &options.placement.kind);
+  const Status status = planner_options(a, &options);
+  if (!status.is_ok()) return usage_error(status.message());
   catch_interrupts();
   const bool quiet = a.json && a.out.empty();
   const PlanSink sink = [&](const PlanEvent& event) {
@@ -532,6 +508,22 @@ int plan_command(const Args& a, const Problem& problem) {
   return emit(a, s);
 }
 
+int emit_lp_command(const Args& a, const Problem& problem) {
+  PlannerOptions options;
+  const Status status = planner_options(a, &options);
+  if (!status.is_ok()) return usage_error(status.message());
+  Planner planner(problem, options);
+  if (!planner.status().is_ok())
+    return fail(kExitBadInput, "pipeline: " + planner.status().message());
+  const MipModel model = planner.emit_lp();
+  if (!write_text(a.emit_lp, model.lp)) return fail(kExitIo, a.emit_lp + ": cannot write the LP");
+  std::printf("LP written to %s: %lld rows, %lld columns (%lld binaries), horizon %s\n",
+              a.emit_lp.c_str(), static_cast<long long>(model.rows),
+              static_cast<long long>(model.columns), static_cast<long long>(model.binaries),
+              time_text(planner.expansion(), model.horizon).c_str());
+  return kExitOk;
+}
+
 }  // namespace
 
 int pipeline_command(const std::vector<std::string>& args) {
@@ -551,11 +543,7 @@ int pipeline_command(const std::vector<std::string>& args) {
   Problem problem;
   const int built = build_problem(a, &problem);
   if (built >= 0) return built;
-  if (!a.emit_lp.empty()) {
-    return fail(kExitUsage,
-                "pipeline: --emit-lp is not available yet: the planner's MIP mode "
-                "(core/pipeline/mip.h) has not landed");
-  }
+  if (!a.emit_lp.empty()) return emit_lp_command(a, problem);
   if (a.normalize) {
     std::cout << problem_json(problem) << "\n";
     return kExitOk;

@@ -279,6 +279,51 @@ std::string schedule_json(const ScheduleResult& s, int indent) {
   return out.dump(indent);
 }
 
+std::string compare_json(const Problem& problem) {
+  ordered_json rows = ordered_json::array();
+  auto largest = [](const std::vector<int64_t>& v) {
+    return v.empty() ? int64_t{0} : *std::max_element(v.begin(), v.end());
+  };
+  for (const ScheduleInfo& info : list_schedules(problem)) {
+    ordered_json row;
+    row["name"] = info.name;
+    row["summary"] = info.summary;
+    Result<ScheduleResult> run =
+        info.applicable ? run_schedule(problem, info.name)
+                        : Result<ScheduleResult>(Status(StatusCode::kInvalidArgument, info.reason));
+    row["applicable"] = run.is_ok();
+    if (!run.is_ok()) {
+      row["reason"] = run.status().message();
+      rows.push_back(row);
+      continue;
+    }
+    const ScheduleResult& s = run.value();
+    const Expansion& e = s.expansion;
+    const Metrics& m = s.metrics;
+    row["reason"] = "";
+    row["makespan"] = num(e.time_value(m.makespan));
+    row["global_idle_max"] = num(e.time_value(largest(m.global_idle)));
+    row["span_idle_max"] = num(e.time_value(largest(m.span_idle)));
+    row["peak_activation_max"] = num(e.mem_value(largest(m.peak_activation)));
+    row["peak_parameter_max"] = num(e.mem_value(largest(m.peak_parameter)));
+    row["devices"] = e.devices;
+    row["valid"] = s.check.valid;
+    row["violation"] = s.check.violations.empty() ? "" : s.check.violations[0];
+    if (s.closed) {
+      const int64_t simulated = largest(s.closed->metric == "span" ? m.span_idle : m.global_idle);
+      row["closed_form"] = {{"formula", s.closed->formula},
+                            {"value", num(e.time_value(s.closed->value))},
+                            {"metric", s.closed->metric},
+                            {"holds", s.closed->holds},
+                            {"matches", simulated == s.closed->value}};
+    } else {
+      row["closed_form"] = nullptr;
+    }
+    rows.push_back(row);
+  }
+  return rows.dump();
+}
+
 Result<ScheduleResult> read_schedule_json(const Problem& problem, const std::string& source,
                                           std::string_view text) {
   Result<json::Document> doc = json::Document::parse(source, text);

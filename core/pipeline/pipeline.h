@@ -59,6 +59,14 @@ ScheduleResult evaluate_timeline(const Problem& problem, Expansion expansion, Ti
 // The schedule JSON. indent < 0: one line.
 std::string schedule_json(const ScheduleResult& schedule, int indent = -1);
 
+// Every schedule on the problem, side by side, as a JSON array of
+// {"name", "summary", "applicable", "reason"} and, when it applies,
+// "makespan", "global_idle_max", "span_idle_max", "peak_activation_max",
+// "peak_parameter_max", "devices", "valid", "violation" (the first, when
+// invalid) and "closed_form": {"formula", "value", "metric", "holds",
+// "matches"} (null for "list").
+std::string compare_json(const Problem& problem);
+
 // Reads a schedule JSON (as schedule_json() writes it, or edited by hand or
 // by another tool) back onto the problem: the ops' devices, kinds,
 // micro-batches, stages and times are taken, everything else is recomputed
