@@ -16,7 +16,8 @@ import {pathToFileURL} from 'node:url';
 import {drawn, launch, openPage, serveSite, SOURCE, text, waitStatus} from './harness.mjs';
 
 const NATIVE = process.env.SHARDLAB_PARITY_NATIVE || path.join(SOURCE, 'build/wasm/parity_native');
-const {num, percent} = await import(pathToFileURL(path.join(SOURCE, 'web/pipeline/readouts.mjs')).href);
+const {num, percent} =
+    await import(pathToFileURL(path.join(SOURCE, 'web/pipeline/readouts.mjs')).href);
 const LAB = 'pipeline';
 const SETTLED = ['ready', 'error'];
 const RUN_ENDED = ['done', 'stopped', 'error'];
@@ -39,18 +40,31 @@ function cli(args, cwd = TMP) {
   return execFileSync(NATIVE, ['cli', 'pipeline', ...args], {encoding: 'utf8', cwd});
 }
 const cliJson = (args) => JSON.parse(cli([...args, '--json']));
+// The core's message of a failing command (without the CLI's "shardlab: ").
 function cliFailure(args, cwd = TMP) {
   const run = spawnSync(NATIVE, ['cli', 'pipeline', ...args], {encoding: 'utf8', cwd});
   assert.notEqual(run.status, 0, `the CLI accepted ${args.join(' ')}`);
-  return run.stderr.trim();
+  return run.stderr.trim().replace(/^shardlab: /, '');
 }
-const flags = ({p, m, F = 1, B = 1, W = 1, FB = null, comm = 0}) => [
-  '--stages', String(p), '--microbatches', String(m), '--F', String(F), '--B', String(B), '--W', String(W),
-  ...(FB === null ? [] : ['--FB', String(FB)]), '--comm', String(comm),
+const flags = ({p, m, F = 1, B = 1, W = 1, FB = null, comm = 0}) =>
+    ['--stages',
+     String(p),
+     '--microbatches',
+     String(m),
+     '--F',
+     String(F),
+     '--B',
+     String(B),
+     '--W',
+     String(W),
+     ...(FB === null ? [] : ['--FB', String(FB)]),
+     '--comm',
+     String(comm),
 ];
 
 const open = (hash) => openPage(browser, `${server.url}#v=3&lab=pipeline${hash}`);
-const computed = (page) => page.getAttribute('#lab-pipeline', 'data-computed').then((v) => Number(v || 0));
+const computed = (page) =>
+    page.getAttribute('#lab-pipeline', 'data-computed').then((v) => Number(v || 0));
 
 // Runs action (which changes the problem) and waits until that computation ended.
 async function recompute(page, action, timeout = 60000) {
@@ -64,8 +78,9 @@ async function recompute(page, action, timeout = 60000) {
 
 async function settled(page) {
   await waitStatus(page, SETTLED, 60000, LAB);
-  await page.waitForFunction(() => Number(document.getElementById('lab-pipeline').dataset.computed || 0) > 0,
-                             null, {timeout: 60000, polling: 50});
+  await page.waitForFunction(
+      () => Number(document.getElementById('lab-pipeline').dataset.computed || 0) > 0, null,
+      {timeout: 60000, polling: 50});
 }
 
 // The headline numbers as the page must print them for a schedule JSON.
@@ -73,13 +88,15 @@ async function assertHeadline(page, schedule) {
   assert.equal(await text(page, 'pl-schedule-name'), schedule.name);
   assert.equal(await text(page, 'pl-makespan'), num(schedule.makespan));
   const b = schedule.bubble;
-  assert.equal(await text(page, 'pl-bubble-global'), `${num(b.global_total)} (${percent(b.global_rate)})`);
-  assert.equal(await text(page, 'pl-bubble-span'), `${num(b.span_total)} (${percent(b.span_rate)})`);
+  assert.equal(
+      await text(page, 'pl-bubble-global'), `${num(b.global_total)} (${percent(b.global_rate)})`);
+  assert.equal(
+      await text(page, 'pl-bubble-span'), `${num(b.span_total)} (${percent(b.span_rate)})`);
   assert.equal(await text(page, 'pl-peak-act'), num(Math.max(...schedule.peak_activation)));
 }
 
-const rowMakespan = (page, name) =>
-    page.$eval(`[data-testid=pl-compare] tr[data-schedule="${name}"] td:nth-child(4)`, (td) => td.textContent);
+const rowMakespan = (page, name) => page.$eval(
+    `[data-testid=pl-compare] tr[data-schedule="${name}"] td:nth-child(4)`, (td) => td.textContent);
 
 test('an example is drawn with the native CLI\'s numbers, for every schedule', async () => {
   const page = await open('');
@@ -88,9 +105,12 @@ test('an example is drawn with the native CLI\'s numbers, for every schedule', a
   const params = {p: 4, m: 8};
   await assertHeadline(page, cliJson([...flags(params), '--schedule', '1F1B']));
   assert.equal(await drawn(page, 'pl-timeline'), true);
-  assert.equal(await page.getAttribute('[data-testid=pl-timeline]', 'data-schedules'), '1F1B,ZB-H1');
+  assert.equal(
+      await page.getAttribute('[data-testid=pl-timeline]', 'data-schedules'), '1F1B,ZB-H1');
   for (const name of ['GPipe', 'ZB-H1', 'ZB-H2', 'ZBV', 'DualPipe']) {
-    assert.equal(await rowMakespan(page, name), num(cliJson([...flags(params), '--schedule', name]).makespan), name);
+    assert.equal(
+        await rowMakespan(page, name),
+        num(cliJson([...flags(params), '--schedule', name]).makespan), name);
   }
   assert.match(await text(page, 'pl-closed-form'), /^\(p-1\)\(F\+B\+W\) = 9$/);
 
@@ -104,11 +124,17 @@ test('changing p and m changes the schedules and their numbers', async () => {
   const page = await open('&p=4&m=8&s=1F1B');
   await settled(page);
   const before = await text(page, 'pl-makespan');
-  await recompute(page, () => page.fill('[data-testid=pl-p]', '6').then(() => page.press('[data-testid=pl-p]', 'Tab')));
+  await recompute(
+      page,
+      () =>
+          page.fill('[data-testid=pl-p]', '6').then(() => page.press('[data-testid=pl-p]', 'Tab')));
   const six = cliJson([...flags({p: 6, m: 8}), '--schedule', '1F1B']);
   await assertHeadline(page, six);
   assert.notEqual(await text(page, 'pl-makespan'), before);
-  await recompute(page, () => page.fill('[data-testid=pl-m]', '12').then(() => page.press('[data-testid=pl-m]', 'Tab')));
+  await recompute(
+      page,
+      () => page.fill('[data-testid=pl-m]', '12')
+                .then(() => page.press('[data-testid=pl-m]', 'Tab')));
   await assertHeadline(page, cliJson([...flags({p: 6, m: 12}), '--schedule', '1F1B']));
   await page.waitForFunction(() => /p=6&m=12/.test(location.hash));
   assert.deepEqual(page.errors, []);
@@ -119,56 +145,67 @@ test('two schedules compared: one shown, another stacked on the same time scale'
   const page = await open('&p=4&m=8&s=1F1B');
   await settled(page);
   await page.selectOption('[data-testid=pl-compare-select]', 'ZBV');
-  await page.waitForFunction(() => document.querySelector('[data-testid=pl-timeline]').dataset.schedules === '1F1B,ZBV');
+  await page.waitForFunction(
+      () => document.querySelector('[data-testid=pl-timeline]').dataset.schedules === '1F1B,ZBV');
   await page.check('[data-testid=pl-compare] tr[data-schedule="ZB-H2"] input[type=radio]');
-  await page.waitForFunction(() => document.querySelector('[data-testid=pl-timeline]').dataset.schedules === 'ZB-H2,ZBV');
+  await page.waitForFunction(
+      () => document.querySelector('[data-testid=pl-timeline]').dataset.schedules === 'ZB-H2,ZBV');
   await assertHeadline(page, cliJson([...flags({p: 4, m: 8}), '--schedule', 'ZB-H2']));
   await page.waitForFunction(() => /&s=ZB-H2&vs=ZBV/.test(location.hash));
   assert.equal(await drawn(page, 'pl-timeline'), true);
   await page.context().close();
 });
 
-test('the planner: bound <= makespan, the gap shown, and a permalink restores the view', async () => {
-  const page = await open('&p=4&m=6&F=1&B=2&W=1&s=1F1B&t=3');
-  await settled(page);
-  const best = Math.min(...['GPipe', '1F1B', 'ZB-H1', 'ZB-H2', 'ZBV'].map(
-      (name) => cliJson([...flags({p: 4, m: 6, B: 2}), '--schedule', name]).makespan));
-  await page.click('[data-testid=pl-start]');
-  await waitStatus(page, ['planning', ...RUN_ENDED], 30000, LAB);
-  await waitStatus(page, RUN_ENDED, 60000, LAB);
-  assert.notEqual(await page.getAttribute('#lab-pipeline', 'data-status'), 'error', await text(page, 'pl-error'));
-  const incumbent = Number(await page.getAttribute('[data-testid=pl-incumbent]', 'data-value'));
-  const bound = Number(await page.getAttribute('[data-testid=pl-bound]', 'data-value'));
-  assert.ok(incumbent <= best, `planned ${incumbent} vs best generated ${best}`);
-  assert.ok(bound <= incumbent, `bound ${bound} <= ${incumbent}`);
-  assert.match(await text(page, 'pl-gap'), /^(0 \(proven optimal\)|[\d.]+ \([\d.]+%\))$/);
-  assert.equal(await text(page, 'pl-schedule-name'), 'planned');
-  assert.equal(await rowMakespan(page, 'planned'), num(incumbent));
-  assert.match(await text(page, 'pl-valid'), /^valid$/);
-  await page.waitForFunction(() => /&plan=/.test(location.hash));
-  const link = await page.getAttribute('[data-testid=pl-permalink]', 'href');
-  const stored = await page.evaluate(() => new Promise((resolve, reject) => {
-    const req = indexedDB.open('shardlab');
-    req.onerror = () => reject(req.error);
-    req.onsuccess = () => {
-      const all = req.result.transaction('pipeline').objectStore('pipeline').getAll();
-      all.onsuccess = () => resolve(all.result.map((r) => r.makespan));
-    };
-  }));
-  assert.deepEqual(stored, [incumbent], 'IndexedDB keeps the best planned schedule');
-  await page.context().close();
+test(
+    'the planner: bound <= makespan, the gap shown, and a permalink restores the view',
+    async () => {
+      const page = await open('&p=4&m=6&F=1&B=2&W=1&s=1F1B&t=3');
+      await settled(page);
+      // The planner plans on the linear placement: the best generated schedule on it.
+      const best = Math.min(...['GPipe', '1F1B', 'ZB-H1', 'ZB-H2'].map(
+          (name) => cliJson([...flags({p: 4, m: 6, B: 2}), '--schedule', name]).makespan));
+      await page.click('[data-testid=pl-start]');
+      await waitStatus(page, ['planning', ...RUN_ENDED], 30000, LAB);
+      await waitStatus(page, RUN_ENDED, 60000, LAB);
+      assert.notEqual(
+          await page.getAttribute('#lab-pipeline', 'data-status'), 'error',
+          await text(page, 'pl-error'));
+      const incumbent = Number(await page.getAttribute('[data-testid=pl-incumbent]', 'data-value'));
+      const bound = Number(await page.getAttribute('[data-testid=pl-bound]', 'data-value'));
+      assert.ok(incumbent <= best, `planned ${incumbent} vs best generated ${best}`);
+      assert.ok(bound <= incumbent, `bound ${bound} <= ${incumbent}`);
+      assert.match(await text(page, 'pl-gap'), /^(0 \(proven optimal\)|[\d.]+ \([\d.]+%\))$/);
+      assert.equal(await text(page, 'pl-schedule-name'), 'planned');
+      assert.equal(await rowMakespan(page, 'planned'), num(incumbent));
+      assert.match(await text(page, 'pl-valid'), /^valid$/);
+      await page.waitForFunction(() => /&plan=/.test(location.hash));
+      const link = await page.getAttribute('[data-testid=pl-permalink]', 'href');
+      const stored = await page.evaluate(
+          () => new Promise((resolve, reject) => {
+            const req = indexedDB.open('shardlab');
+            req.onerror = () => reject(req.error);
+            req.onsuccess = () => {
+              const all = req.result.transaction('pipeline').objectStore('pipeline').getAll();
+              all.onsuccess = () => resolve(all.result.map((r) => r.makespan));
+            };
+          }));
+      assert.deepEqual(stored, [incumbent], 'IndexedDB keeps the best planned schedule');
+      await page.context().close();
 
-  const fresh = await openPage(browser, link);  // a new context: no IndexedDB, only the link
-  await settled(fresh);
-  assert.equal(await text(fresh, 'pl-schedule-name'), 'planned');
-  assert.equal(await text(fresh, 'pl-makespan'), num(incumbent));
-  assert.equal(await fresh.inputValue('[data-testid=pl-p]'), '4');
-  assert.equal(await fresh.inputValue('[data-testid=pl-time]'), '3');
-  assert.equal(await fresh.getAttribute('[data-testid=pl-timeline]', 'data-schedules'), 'planned,1F1B');
-  assert.equal(await text(fresh, 'pl-incumbent'), num(incumbent), 'the planner starts from the linked schedule');
-  assert.deepEqual(fresh.errors, []);
-  await fresh.context().close();
-});
+      const fresh = await openPage(browser, link);  // a new context: no IndexedDB, only the link
+      await settled(fresh);
+      assert.equal(await text(fresh, 'pl-schedule-name'), 'planned');
+      assert.equal(await text(fresh, 'pl-makespan'), num(incumbent));
+      assert.equal(await fresh.inputValue('[data-testid=pl-p]'), '4');
+      assert.equal(await fresh.inputValue('[data-testid=pl-time]'), '3');
+      assert.equal(
+          await fresh.getAttribute('[data-testid=pl-timeline]', 'data-schedules'), 'planned,1F1B');
+      assert.equal(
+          await text(fresh, 'pl-incumbent'), num(incumbent),
+          'the planner starts from the linked schedule');
+      assert.deepEqual(fresh.errors, []);
+      await fresh.context().close();
+    });
 
 test('a bad problem file shows the core\'s exact error, and the view stays', async () => {
   const bad = path.join(TMP, 'bad_problem.json');
@@ -184,40 +221,44 @@ test('a bad problem file shows the core\'s exact error, and the view stays', asy
   await page.context().close();
 });
 
-test('downloads carry the core\'s content; a CSV imports, and a bad one shows the row', async () => {
-  const page = await open('&p=4&m=8&s=ZB-H1');
-  await settled(page);
-  const args = [...flags({p: 4, m: 8}), '--schedule', 'ZB-H1'];
-  const download = async (testid) => {
-    const [file] = await Promise.all([page.waitForEvent('download'), page.click(`[data-testid=${testid}]`)]);
-    return {name: file.suggestedFilename(), bytes: fs.readFileSync(await file.path())};
-  };
-  const json = await download('pl-download-json');
-  assert.equal(json.name, 'p4-m8-ZB-H1.schedule.json');
-  assert.deepEqual(JSON.parse(json.bytes), cliJson(args));
-  cli([...args, '--trace', 'zbh1.trace.json', '--csv', 'zbh1.csv']);
-  const trace = await download('pl-download-trace');
-  assert.equal(trace.bytes.toString(), fs.readFileSync(path.join(TMP, 'zbh1.trace.json'), 'utf8'));
-  assert.ok(Array.isArray(JSON.parse(trace.bytes).traceEvents));
-  const csv = await download('pl-download-csv');
-  assert.equal(csv.bytes.toString(), fs.readFileSync(path.join(TMP, 'zbh1.csv'), 'utf8'));
-  const png = await download('pl-download-png');
-  assert.deepEqual([...png.bytes.subarray(0, 4)], [0x89, 0x50, 0x4e, 0x47]);
+test(
+    'downloads carry the core\'s content; a CSV imports, and a bad one shows the row', async () => {
+      const page = await open('&p=4&m=8&s=ZB-H1');
+      await settled(page);
+      const args = [...flags({p: 4, m: 8}), '--schedule', 'ZB-H1'];
+      const download = async (testid) => {
+        const [file] = await Promise.all(
+            [page.waitForEvent('download'), page.click(`[data-testid=${testid}]`)]);
+        return {name: file.suggestedFilename(), bytes: fs.readFileSync(await file.path())};
+      };
+      const json = await download('pl-download-json');
+      assert.equal(json.name, 'p4-m8-ZB-H1.schedule.json');
+      assert.deepEqual(JSON.parse(json.bytes), cliJson(args));
+      cli([...args, '--trace', 'zbh1.trace.json', '--csv', 'zbh1.csv']);
+      const trace = await download('pl-download-trace');
+      assert.equal(
+          trace.bytes.toString(), fs.readFileSync(path.join(TMP, 'zbh1.trace.json'), 'utf8'));
+      assert.ok(Array.isArray(JSON.parse(trace.bytes).traceEvents));
+      const csv = await download('pl-download-csv');
+      assert.equal(csv.bytes.toString(), fs.readFileSync(path.join(TMP, 'zbh1.csv'), 'utf8'));
+      const png = await download('pl-download-png');
+      assert.deepEqual([...png.bytes.subarray(0, 4)], [0x89, 0x50, 0x4e, 0x47]);
 
-  await page.setInputFiles('[data-testid=pl-import]', path.join(TMP, 'zbh1.csv'));
-  await page.waitForFunction(() => document.querySelector('[data-testid=pl-compare] tr[data-schedule="imported"]'));
-  assert.equal(await text(page, 'pl-schedule-name'), 'imported');
-  assert.equal(await text(page, 'pl-makespan'), num(cliJson(args).makespan));
+      await page.setInputFiles('[data-testid=pl-import]', path.join(TMP, 'zbh1.csv'));
+      await page.waitForFunction(
+          () => document.querySelector('[data-testid=pl-compare] tr[data-schedule="imported"]'));
+      assert.equal(await text(page, 'pl-schedule-name'), 'imported');
+      assert.equal(await text(page, 'pl-makespan'), num(cliJson(args).makespan));
 
-  const lines = fs.readFileSync(path.join(TMP, 'zbh1.csv'), 'utf8').split('\n');
-  lines[2] = lines[2].replace(/F/, 'X');
-  fs.writeFileSync(path.join(TMP, 'bad.csv'), lines.join('\n'));
-  const want = cliFailure([...flags({p: 4, m: 8}), '--import-csv', 'bad.csv']);
-  await page.setInputFiles('[data-testid=pl-import]', path.join(TMP, 'bad.csv'));
-  await waitStatus(page, 'error', 30000, LAB);
-  assert.equal(await text(page, 'pl-error'), want);
-  await page.context().close();
-});
+      const lines = fs.readFileSync(path.join(TMP, 'zbh1.csv'), 'utf8').split('\n');
+      lines[2] = lines[2].replace(/F/, 'X');
+      fs.writeFileSync(path.join(TMP, 'bad.csv'), lines.join('\n'));
+      const want = cliFailure([...flags({p: 4, m: 8}), '--import-csv', 'bad.csv']);
+      await page.setInputFiles('[data-testid=pl-import]', path.join(TMP, 'bad.csv'));
+      await waitStatus(page, 'error', 30000, LAB);
+      assert.equal(await text(page, 'pl-error'), want);
+      await page.context().close();
+    });
 
 test('MIP mode: HiGHS in its worker, warm-started, reaches the planner\'s optimum', async () => {
   const params = {p: 2, m: 3};
@@ -228,7 +269,9 @@ test('MIP mode: HiGHS in its worker, warm-started, reaches the planner\'s optimu
   await page.click('[data-testid=pl-start]');
   await waitStatus(page, ['solving', ...RUN_ENDED], 30000, LAB);
   await waitStatus(page, RUN_ENDED, 90000, LAB);
-  assert.equal(await page.getAttribute('#lab-pipeline', 'data-status'), 'done', await text(page, 'pl-error'));
+  assert.equal(
+      await page.getAttribute('#lab-pipeline', 'data-status'), 'done',
+      await text(page, 'pl-error'));
   assert.equal(await text(page, 'pl-incumbent'), num(planned.makespan));
   assert.equal(await rowMakespan(page, 'mip'), num(planned.makespan));
   assert.match(await text(page, 'pl-gap'), /proven optimal/);

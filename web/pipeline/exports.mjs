@@ -6,6 +6,8 @@
 // offending row; a schedule JSON through pipelineCheck).
 import {savePlots, saveText} from '../downloads.mjs';
 
+const withNewline = (text) =>
+    (text.endsWith('\n') ? text : `${text}\n`);  // as the CLI writes files
 const slug = (text) => String(text || 'schedule').replace(/[^A-Za-z0-9_.-]+/g, '-');
 
 /** The file stem of a problem and schedule: "p4-m8-1F1B". */
@@ -14,22 +16,21 @@ export function fileStem(problemName, scheduleName) {
 }
 
 export function downloadSchedule(entry, stem) {
-  saveText(entry.text + '\n', `${stem}.schedule.json`, 'application/json');
+  saveText(withNewline(entry.text), `${stem}.schedule.json`, 'application/json');
 }
 
 export function downloadTrace(core, problem, entry, stem) {
-  saveText(
-      core.exportAs(problem, entry.text, 'chrome-trace'), `${stem}.trace.json`, 'application/json');
+  const trace = core.exportAs(problem, entry.text, 'chrome-trace');
+  saveText(withNewline(trace), `${stem}.trace.json`, 'application/json');
 }
 
 export function downloadCsv(core, problem, entry, stem) {
-  saveText(core.exportAs(problem, entry.text, 'pytorch-csv'), `${stem}.csv`, 'text/csv');
+  saveText(
+      withNewline(core.exportAs(problem, entry.text, 'pytorch-csv')), `${stem}.csv`, 'text/csv');
 }
 
 export function downloadProblem(problemText, stem) {
-  saveText(
-      problemText.endsWith('\n') ? problemText : problemText + '\n', `${stem}.problem.json`,
-      'application/json');
+  saveText(withNewline(problemText), `${stem}.problem.json`, 'application/json');
 }
 
 export function downloadPlots(canvases, stem) {

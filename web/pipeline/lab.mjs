@@ -106,7 +106,7 @@ async function computeNow(text) {
   let normalized;
   let list;
   try {
-    normalized = app.core.normalize(text);
+    normalized = app.core.normalize(text, app.sourceName || 'problem');
     list = app.core.schedules(text);
   } catch (error) {
     showError(error.message);
@@ -311,14 +311,16 @@ let plan = null;
 function useForm() {
   app.mode = 'form';
   app.example = null;
+  app.sourceName = 'problem';
   form.setEnabled(true);
   $('pl-problem-mode').textContent = 'from the parameters';
   return compute(currentProblemText());
 }
 
-async function useJson(text, example = null) {
+async function useJson(text, example = null, sourceName = null) {
   app.mode = 'json';
   app.example = example;
+  app.sourceName = sourceName || example || 'problem';
   $('pl-problem').value = text;
   let parsed = null;
   try {
@@ -354,7 +356,7 @@ async function openFile(file) {
   const text = await file.text();
   if (/\.csv$/i.test(file.name) || exports.isScheduleJson(text)) return importFile(file);
   $('pl-problem-box').open = true;
-  return useJson(text, null);
+  return useJson(text, null, file.name);
 }
 
 async function importFile(file) {
