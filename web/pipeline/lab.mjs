@@ -123,6 +123,7 @@ async function computeNow(text) {
   }
   const key = await problemKey(normalized);
   app.problemText = text;
+  app.normalized = normalized;
   app.list = list;
   app.schedules = schedules;
   if (key !== app.key) {
@@ -331,8 +332,15 @@ async function useJson(text, example = null, sourceName = null) {
   form.setEnabled(false);
   $('pl-problem-mode').textContent = example ? `example ${example}` : 'typed or opened here';
   const done = await compute(text);
-  const params = done && paramsFromProblem(parsed);
-  if (params) form.write(params);  // the form shows a uniform problem's values
+  if (done) {
+    // The (disabled) form shows what it can say of the problem: all of a
+    // uniform one, the devices and micro-batches of the others.
+    const params = paramsFromProblem(parsed);
+    if (params)
+      form.write(params);
+    else
+      form.showCounts(JSON.parse(app.normalized));
+  }
   return done;
 }
 
@@ -356,6 +364,7 @@ async function openFile(file) {
   const text = await file.text();
   if (/\.csv$/i.test(file.name) || exports.isScheduleJson(text)) return importFile(file);
   $('pl-problem-box').open = true;
+  $('pl-example').value = '';
   return useJson(text, null, file.name);
 }
 
@@ -417,7 +426,10 @@ function wire() {
     timeline.setMemory(e.target.checked);
     scheduleLink();
   });
-  $('pl-apply').addEventListener('click', () => useJson($('pl-problem').value, null));
+  $('pl-apply').addEventListener('click', () => {
+    $('pl-example').value = '';
+    useJson($('pl-problem').value, null);
+  });
   $('pl-use-form').addEventListener('click', () => useForm());
   $('pl-problem-file').addEventListener('change', (e) => {
     if (e.target.files.length) openFile(e.target.files[0]);

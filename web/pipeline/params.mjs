@@ -101,6 +101,13 @@ export class ParamsForm {
     }
   }
 
+  /** Only the devices and micro-batches of a problem the form cannot say (the rest blank). */
+  showCounts(problem) {
+    for (const [key, input] of Object.entries(this.inputs)) input.value = '';
+    this.inputs.p.value = String(problem.devices ?? '');
+    this.inputs.m.value = String(problem.microbatches ?? '');
+  }
+
   setEnabled(enabled) {
     for (const input of Object.values(this.inputs)) input.disabled = !enabled;
   }
