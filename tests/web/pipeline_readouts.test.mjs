@@ -29,23 +29,49 @@ test('numbers print as the core gives them, without float noise', () => {
   assert.equal(R.percent(0), '0.0%');
 });
 
-test('the closed form: equal, differing, or its assumption failing here', () => {
+test('the closed forms: equal, differing, or their assumption failing here', () => {
   const equal = R.closedFormVerdict(small);
   assert.equal(equal.state, 'match');
   assert.equal(equal.text, '(p-1)(F+B+W) = 3');
-  assert.match(
+  assert.equal(
       equal.detail,
-      /^assumes every device's share takes F, B and W; holds here; simulated global bubble per device: 3 \(equal\) \(total 6\)$/);
-  const differs = R.closedFormVerdict({...small, closed_form: {...small.closed_form, value: 4}});
-  assert.equal(differs.state, 'differs');
-  const fails = R.closedFormVerdict(
-      {...small, closed_form: {...small.closed_form, holds: false, assumption: 'F = W'}});
+      'assumes every device\'s share takes F, B and W; holds here; simulated global ' +
+          'bubble per device: 3 (equal) (total 6)');
+  const cf = small.closed_form;
+  const differs = R.closedFormVerdict({...small, closed_form: {...cf, value: 4, matches: false}});
+  assert.equal(differs.state, 'differs', 'the core\'s own comparison is taken');
+  const fails =
+      R.closedFormVerdict({...small, closed_form: {...cf, holds: false, assumption: 'F = W'}});
   assert.equal(fails.state, 'not-applicable');
-  assert.equal(fails.detail, 'assumes F = W; that does not hold here (simulated: 3 per device)');
-  const span = R.closedFormVerdict(
-      {...small, closed_form: {...small.closed_form, metric: 'span', value: 3}});
-  assert.equal(span.state, 'match', 'the span metric compares the largest span idle');
+  assert.equal(
+      fails.detail,
+      'assumes F = W; that does not hold here (simulated global bubble per device: 3) (total 6)');
+  // Without the core's "simulated" and "matches", the page compares the largest per-device idle.
+  const bare = {...cf, simulated: undefined, matches: undefined};
+  assert.equal(R.closedFormVerdict({...small, closed_form: {...bare, value: 3}}).state, 'match');
+  assert.equal(R.closedFormVerdict({...small, closed_form: {...bare, value: 2}}).state, 'differs');
+  assert.equal(
+      R.closedFormVerdict({...small, closed_form: {...bare, metric: 'span', value: 3}}).state,
+      'match', 'the span metric compares the largest span idle');
   assert.equal(R.closedFormVerdict({...small, closed_form: null}).state, 'none');
+  assert.equal(R.peakVerdict(small), null, 'no peak formula in this schedule');
+  const peak = R.peakVerdict({
+    ...small,
+    closed_form: {
+      ...cf,
+      peak_activation_formula: 'p',
+      peak_activation_value: 2,
+      peak_activation_assumption: 'identical stages',
+      peak_activation_holds: true,
+      peak_activation_simulated: 2,
+      peak_activation_matches: true,
+    },
+  });
+  assert.deepEqual(peak, {
+    state: 'match',
+    text: 'p = 2',
+    detail: 'assumes identical stages; holds here; simulated peak activations: 2 (equal)',
+  });
 });
 
 test('compare rows: every listed schedule, reasons for the others, extras last, the cap', () => {

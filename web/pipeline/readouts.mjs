@@ -30,36 +30,60 @@ function set(root, testid, text, value = null) {
 }
 
 /**
- * The closed form's verdict: {text, detail, state} with state 'match',
- * 'differs' (the assumption holds but the simulation differs: a finding),
- * 'not-applicable' (the assumption does not hold) or 'none'.
+ * A closed form's verdict: {state, text, detail} with state 'match', 'differs'
+ * (its assumption holds but the simulation differs: a finding), 'not-applicable'
+ * (the assumption does not hold here) or 'none'. The core gives the formula,
+ * its value and assumption, whether it holds, and the simulated value it is
+ * compared with (the largest per-device bubble, or the peak activations);
+ * older schedule JSON without "simulated" is compared here.
  */
+export function verdictOf({formula, value, assumption, holds, simulated, matches}, what) {
+  const text = `${formula} = ${num(value)}`;
+  if (!holds) {
+    return {
+      state: 'not-applicable',
+      text,
+      detail:
+          `assumes ${assumption}; that does not hold here (simulated ${what}: ${num(simulated)})`,
+    };
+  }
+  const same =
+      matches ?? (simulated !== null && Math.abs(simulated - value) <= 1e-9 * Math.max(1, value));
+  return {
+    state: same ? 'match' : 'differs',
+    text,
+    detail: `assumes ${assumption}; holds here; simulated ${what}: ${num(simulated)}` +
+        (same ? ' (equal)' : ''),
+  };
+}
+
+/** The bubble formula's verdict for a schedule (see verdictOf). */
 export function closedFormVerdict(schedule) {
   const cf = schedule.closed_form;
   if (!cf) return {state: 'none', text: 'no closed form for this schedule', detail: ''};
   const metric = cf.metric === 'span' ? 'span' : 'global';
   const bubble = schedule.bubble || {};
-  const simulated = metric === 'span' ? bubble.span_total : bubble.global_total;
-  const perDevice = metric === 'span' ? bubble.span : bubble.global;
-  // The published formulas give one device's bubble; compare with the largest.
-  const simulatedOne = max(perDevice);
-  const text = `${cf.formula} = ${num(cf.value)}`;
-  if (!cf.holds) {
-    return {
-      state: 'not-applicable',
-      text,
-      detail: `assumes ${cf.assumption}; that does not hold here (simulated: ${
-          num(simulatedOne)} per device)`,
-    };
-  }
-  const same =
-      simulatedOne !== null && Math.abs(simulatedOne - cf.value) <= 1e-9 * Math.max(1, cf.value);
-  return {
-    state: same ? 'match' : 'differs',
-    text,
-    detail: `assumes ${cf.assumption}; holds here; simulated ${metric} bubble per device: ` +
-        `${num(simulatedOne)}${same ? ' (equal)' : ''} (total ${num(simulated)})`,
-  };
+  // The published formulas give one device's bubble: the largest is compared.
+  const simulated = cf.simulated ?? max(metric === 'span' ? bubble.span : bubble.global);
+  const verdict = verdictOf({...cf, simulated}, `${metric} bubble per device`);
+  const total = metric === 'span' ? bubble.span_total : bubble.global_total;
+  return {...verdict, detail: `${verdict.detail} (total ${num(total)})`};
+}
+
+/** The peak-activation formula's verdict, or null when the core gives none. */
+export function peakVerdict(schedule) {
+  const cf = schedule.closed_form;
+  if (!cf || !cf.peak_activation_formula) return null;
+  return verdictOf(
+      {
+        formula: cf.peak_activation_formula,
+        value: cf.peak_activation_value,
+        assumption: cf.peak_activation_assumption,
+        holds: cf.peak_activation_holds,
+        simulated: cf.peak_activation_simulated ?? max(schedule.peak_activation),
+        matches: cf.peak_activation_matches,
+      },
+      'peak activations');
 }
 
 /**
@@ -95,6 +119,10 @@ export function renderReadouts(root, table, schedule) {
   set(root, 'pl-closed-form', verdict.text);
   set(root, 'pl-closed-form-detail', verdict.detail);
   root.querySelector('[data-testid=pl-closed-form]').dataset.state = verdict.state;
+  const peak = peakVerdict(schedule);
+  set(root, 'pl-peak-form', peak ? peak.text : '');
+  set(root, 'pl-peak-form-detail', peak ? peak.detail : '');
+  root.querySelector('[data-testid=pl-peak-form]').dataset.state = peak ? peak.state : 'none';
   const extra = [];
   if (Number.isFinite(schedule.lower_bound)) extra.push(`lower bound ${num(schedule.lower_bound)}`);
   if (schedule.optimal === true) extra.push('proven optimal');
