@@ -190,6 +190,14 @@ test(
             };
           }));
       assert.deepEqual(stored, [incumbent], 'IndexedDB keeps the best planned schedule');
+      // The same browser, a link without the plan: it comes back from IndexedDB.
+      await page.goto('about:blank');
+      await page.goto(link.replace(/&plan=[^&]*/, ''));
+      await settled(page);
+      assert.equal(await rowMakespan(page, 'planned'), num(incumbent));
+      assert.match(
+          await text(page, 'pl-note'),
+          /^The best planned schedule kept in this browser \(makespan /);
       await page.context().close();
 
       const fresh = await openPage(browser, link);  // a new context: no IndexedDB, only the link
