@@ -7,7 +7,7 @@
 //   web/pipeline/lab.mjs ── postMessage ──> web/pipeline/worker.js
 //     worker.js: pipelineSchedules / pipelineSimulate / pipelineCompare /
 //                pipelineCheck / pipelineExport / pipelineImportCsv /
-//                pipelineNormalize
+//                pipelineNormalize / pipelineProblemFromFlags
 //       ─> core/pipeline/pipeline.h (generators, simulator, checker,
 //          closed forms, schedule JSON), problem_json.h, export.h
 #include <emscripten/bind.h>
@@ -92,8 +92,18 @@ std::string pipeline_import_csv(const std::string& problem_text, const std::stri
   return schedule_json(s.value());
 }
 
-std::string pipeline_normalize(const std::string& problem_text) {
-  Result<Problem> problem = read_problem_json(kProblemSource, problem_text);
+// The problem with every default written out; errors name `source_name`
+// (the page passes the opened file's name) exactly as the CLI would.
+std::string pipeline_normalize(const std::string& problem_text, const std::string& source_name) {
+  Result<Problem> problem = read_problem_json(source_name, problem_text);
+  if (!problem.is_ok()) return error_json(problem.status().message());
+  return problem_json(problem.value());
+}
+
+// The CLI's flags as JSON ({"stages": 4, "microbatches": 8, "F": 1, ...})
+// to the problem the CLI builds from them, as problem JSON.
+std::string pipeline_problem_from_flags(const std::string& flags_json) {
+  Result<Problem> problem = problem_from_flags_json("flags", flags_json);
   if (!problem.is_ok()) return error_json(problem.status().message());
   return problem_json(problem.value());
 }
@@ -108,6 +118,7 @@ EMSCRIPTEN_BINDINGS(pipeline) {
   emscripten::function("pipelineExport", &pipeline_export);
   emscripten::function("pipelineImportCsv", &pipeline_import_csv);
   emscripten::function("pipelineNormalize", &pipeline_normalize);
+  emscripten::function("pipelineProblemFromFlags", &pipeline_problem_from_flags);
 }
 
 }  // namespace shardlab::pipeline::web

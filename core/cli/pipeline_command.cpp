@@ -68,9 +68,7 @@ const char* kPipelineUsage =
 
 struct Args {
   std::string problem_file;
-  std::optional<int64_t> devices, microbatches, chunks;
-  std::optional<double> f, b, w, fb, comm, mem_cap, act, keep, param;
-  std::string placement;
+  ProblemFlags flags;
   std::string schedule;
   bool compare = false, list = false, plan = false, json = false, normalize = false;
   std::string out, trace, csv, import_csv, check, emit_lp;
@@ -135,31 +133,31 @@ int parse_args(const std::vector<std::string>& args, Args* a) {
     };
     int code = -1;
     if (arg == "--stages" || arg == "--devices") {
-      code = integer(&a->devices, 1, 1024);
+      code = integer(&a->flags.devices, 1, 1024);
     } else if (arg == "--microbatches") {
-      code = integer(&a->microbatches, 1, 100000);
+      code = integer(&a->flags.microbatches, 1, 100000);
     } else if (arg == "--chunks") {
-      code = integer(&a->chunks, 1, 64);
+      code = integer(&a->flags.chunks, 1, 64);
     } else if (arg == "--F") {
-      code = real(&a->f);
+      code = real(&a->flags.f);
     } else if (arg == "--B") {
-      code = real(&a->b);
+      code = real(&a->flags.b);
     } else if (arg == "--W") {
-      code = real(&a->w);
+      code = real(&a->flags.w);
     } else if (arg == "--FB") {
-      code = real(&a->fb);
+      code = real(&a->flags.fb);
     } else if (arg == "--comm") {
-      code = real(&a->comm);
+      code = real(&a->flags.comm);
     } else if (arg == "--mem-cap") {
-      code = real(&a->mem_cap);
+      code = real(&a->flags.mem_cap);
     } else if (arg == "--act") {
-      code = real(&a->act);
+      code = real(&a->flags.act);
     } else if (arg == "--keep") {
-      code = real(&a->keep);
+      code = real(&a->flags.keep);
     } else if (arg == "--param") {
-      code = real(&a->param);
+      code = real(&a->flags.param);
     } else if (arg == "--placement") {
-      code = text(&a->placement);
+      code = text(&a->flags.placement);
     } else if (arg == "--schedule") {
       code = text(&a->schedule);
     } else if (arg == "--out") {
@@ -242,52 +240,13 @@ int build_problem(const Args& a, Problem* problem) {
     if (!read.is_ok()) return fail(exit_code_for(read.status()), read.status().message());
     *problem = read.value();
   } else {
-    if (!a.devices) return usage_error("give a problem file or --stages P");
-    if (!a.microbatches) return usage_error("give a problem file or --microbatches M");
+    if (!a.flags.devices) return usage_error("give a problem file or --stages P");
+    if (!a.flags.microbatches) return usage_error("give a problem file or --microbatches M");
     *problem = uniform_problem(1, 1, StageSpec{});
   }
-  const bool share_flags = a.f || a.b || a.w || a.fb || a.act || a.keep || a.param;
-  if (share_flags && !(problem->form == Form::kStages && problem->uniform)) {
-    return usage_error("--F, --B, --W, --FB, --act, --keep and --param set a uniform problem; " +
-                       a.problem_file + " lists its " +
-                       (problem->form == Form::kStages ? "stages" : "operators"));
-  }
-  if (a.devices) problem->devices = static_cast<int32_t>(*a.devices);
-  if (a.microbatches) problem->microbatches = static_cast<int32_t>(*a.microbatches);
-  if (a.chunks) problem->placement.chunks = static_cast<int32_t>(*a.chunks);
-  if (a.comm) problem->comm = *a.comm;
-  if (a.mem_cap) problem->mem_cap.assign(problem->devices, *a.mem_cap);
-  if (!problem->mem_cap.empty() &&
-      static_cast<int32_t>(problem->mem_cap.size()) != problem->devices) {
-    return usage_error("the problem lists " + std::to_string(problem->mem_cap.size()) +
-                       " memory caps but --stages sets " + std::to_string(problem->devices) +
-                       " devices; give --mem-cap too");
-  }
-  if (!a.placement.empty()) {
-    PlacementKind kind;
-    if (!parse_placement(a.placement, &kind) || kind == PlacementKind::kExplicit) {
-      return usage_error(
-          "--placement takes auto, linear, interleaved, v-shape, bidirectional "
-          "or free, not '" +
-          a.placement + "'");
-    }
-    problem->placement.kind = kind;
-  }
-  if (problem->form == Form::kStages && problem->uniform) {
-    StageSpec& s = problem->stages[0];
-    if (a.f) s.f = *a.f;
-    if (a.b) s.b = *a.b;
-    if (a.w) s.w = *a.w;
-    if (a.fb) s.fb = *a.fb;
-    if (a.act) s.act = *a.act;
-    if (a.keep) s.keep = *a.keep;
-    if (a.param) s.param = *a.param;
-  }
-  const Status valid = validate(*problem);
-  if (!valid.is_ok()) {
-    return a.problem_file.empty() ? usage_error(valid.message())
-                                  : fail(kExitBadInput, a.problem_file + ": " + valid.message());
-  }
+  const Status applied = apply_flags(a.flags, a.problem_file, problem);
+  // The file was valid when read, so what fails now is a flag's fault.
+  if (!applied.is_ok()) return usage_error(applied.message());
   return -1;
 }
 
@@ -468,7 +427,7 @@ Status planner_options(const Args& a, PlannerOptions* options) {
     const Status status = set_plan_option(options, key, value);
     if (!status.is_ok()) return status;
   }
-  if (!a.placement.empty()) parse_placement(a.placement, &options->placement.kind);
+  if (!a.flags.placement.empty()) parse_placement(a.flags.placement, &options->placement.kind);
   return Status::ok();
 }
 
@@ -499,10 +458,8 @@ int plan_command(const Args& a, const Problem& problem) {
                                        : "the planner found no schedule in the time limit") +
                     "; lower bound " + number_text(result.lower_bound));
   }
-  Result<Expansion> expansion = expand(problem, options.placement);
-  if (!expansion.is_ok()) return fail(kExitBadInput, "pipeline: " + expansion.status().message());
   ScheduleResult s =
-      evaluate_timeline(problem, std::move(expansion).value(), std::move(result.best), "planned");
+      evaluate_timeline(problem, std::move(result.expansion), std::move(result.best), "planned");
   s.lower_bound = result.lower_bound;
   s.optimal = result.optimal;
   return emit(a, s);

@@ -149,25 +149,44 @@ struct Layout {
   }
 };
 
-// A linear expression in text, broken into lines of a few terms (LP readers
-// limit line length).
+// A linear expression; repeated variables are summed (LP readers such as
+// CBC's reject a row naming a column twice). Written in lines of a few
+// terms, since LP readers limit line length.
 class Expr {
  public:
   void add(double coef, const std::string& var) {
     if (coef == 0) return;
-    if (terms_ > 0 && terms_ % 8 == 0) out_ << "\n  ";
-    out_ << (coef < 0 ? " - " : (terms_ > 0 ? " + " : " "));
-    const double a = std::fabs(coef);
-    if (a != 1) out_ << num(a) << ' ';
-    out_ << var;
-    ++terms_;
+    auto [it, fresh] = index_.try_emplace(var, terms_.size());
+    if (fresh) {
+      terms_.push_back({var, coef});
+    } else {
+      terms_[it->second].second += coef;
+    }
   }
-  bool empty() const { return terms_ == 0; }
-  std::string str() const { return out_.str(); }
+  bool empty() const {
+    for (const auto& t : terms_) {
+      if (t.second != 0) return false;
+    }
+    return true;
+  }
+  std::string str() const {
+    std::ostringstream out;
+    int32_t written = 0;
+    for (const auto& [var, coef] : terms_) {
+      if (coef == 0) continue;
+      if (written > 0 && written % 8 == 0) out << "\n  ";
+      out << (coef < 0 ? " - " : (written > 0 ? " + " : " "));
+      const double a = std::fabs(coef);
+      if (a != 1) out << num(a) << ' ';
+      out << var;
+      ++written;
+    }
+    return out.str();
+  }
 
  private:
-  std::ostringstream out_;
-  int32_t terms_ = 0;
+  std::vector<std::pair<std::string, double>> terms_;
+  std::map<std::string, size_t> index_;
 };
 
 }  // namespace
@@ -431,9 +450,16 @@ std::map<std::string, double> mip_start(const PlanGraph& g, const MipUnits& unit
   const int32_t n = g.num_ops();
   col["Cmax"] = static_cast<double>(s.makespan) * units.time;
   for (int32_t i = 0; i < n; ++i) col[s_name(i)] = static_cast<double>(s.start[i]) * units.time;
+  // Order on a shared device as the schedule runs it (zero-length ops at
+  // equal starts included); across devices by start.
+  std::vector<int32_t> at(n, 0);
+  for (const auto& order : orders_of(g, s)) {
+    for (size_t k = 0; k < order.size(); ++k) at[order[k]] = static_cast<int32_t>(k);
+  }
   auto before = [&](int32_t k, int32_t i) {
     if (L.reach.reaches(k, i)) return 1.0;
     if (L.reach.reaches(i, k)) return 0.0;
+    if (s.device[k] == s.device[i]) return at[k] < at[i] ? 1.0 : 0.0;
     if (s.start[k] != s.start[i]) return s.start[k] < s.start[i] ? 1.0 : 0.0;
     return k < i ? 1.0 : 0.0;
   };

@@ -4,8 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <nlohmann/json.hpp>
-#include <set>
 
 #include "core/json_doc.h"
 #include "core/pipeline/numbers.h"
@@ -253,15 +253,28 @@ std::string schedule_json(const ScheduleResult& s, int indent) {
       describe_op(e, ts.slot.partner, &backward);
       op["backward"] = backward;
     }
-    std::set<int32_t> deps;
+    // Predecessor slots with the delay that applies (0 on the same device;
+    // the largest when several arcs join the two slots).
+    std::map<int32_t, int64_t> deps;
     const int32_t count = slot_ops(e, ts.slot, ops);
     for (int32_t k = 0; k < count; ++k) {
       for (int32_t a = e.pred_begin[ops[k]]; a < e.pred_begin[ops[k] + 1]; ++a) {
-        const int32_t from = slot_of[e.arcs[e.pred_arcs[a]].from];
-        if (from >= 0 && from != i) deps.insert(from);
+        const Arc& arc = e.arcs[e.pred_arcs[a]];
+        const int32_t from = slot_of[arc.from];
+        if (from < 0 || from == i) continue;
+        const bool crosses = s.timeline.unit_device[e.ops[arc.from].unit] !=
+                             s.timeline.unit_device[e.ops[ops[k]].unit];
+        int64_t& delay = deps[from];
+        delay = std::max(delay, crosses ? arc.delay : int64_t{0});
       }
     }
-    op["deps"] = ordered_json(std::vector<int32_t>(deps.begin(), deps.end()));
+    ordered_json dep_ids = ordered_json::array(), delays = ordered_json::array();
+    for (const auto& [from, delay] : deps) {
+      dep_ids.push_back(from);
+      delays.push_back(num(e.time_value(delay)));
+    }
+    op["deps"] = dep_ids;
+    op["delays"] = delays;
     list.push_back(op);
   }
   out["ops"] = list;

@@ -7,8 +7,10 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
+#include "core/pipeline/check.h"
 #include "core/pipeline/generators.h"
 #include "core/pipeline/heft.h"
+#include "core/pipeline/merge.h"
 #include "core/pipeline/plan_engine.h"
 #include "core/pipeline/plan_problem.h"
 
@@ -167,11 +169,16 @@ struct Planner::Impl {
   std::string no_source;
   nlohmann::ordered_json warm = nlohmann::ordered_json::object();
   bool symmetry = true;
+  // Bi-level: the merged problem and its own engine, while it helps.
+  std::unique_ptr<Merged> merged;
+  std::unique_ptr<PlanEngine> coarse;
+  double merge_share = 0;
+  int64_t coarse_best = -1, coarse_offers = 0, coarse_stall = 0;
 
   Impl(const Problem& problem, const PlannerOptions& options) {
     status = validate(problem);
     if (!status.is_ok()) return;
-    Result<Expansion> e = expand(problem, options.placement);
+    Result<Expansion> e = expand(problem, choose_placement(problem, options));
     if (!e.is_ok()) {
       status = e.status();
       return;
@@ -193,12 +200,49 @@ struct Planner::Impl {
     config.dive_share = options.dive_share;
     config.restart_nodes = options.restart_nodes;
     engine = std::make_unique<PlanEngine>(std::move(g).value(), config);
+    if (options.merge_above > 0 && engine->graph().num_ops() > options.merge_above) {
+      merged = std::make_unique<Merged>(
+          coarsen(engine->graph(), static_cast<int32_t>(options.merge_above / 2)));
+      if (merged->graph.num_ops() < engine->graph().num_ops()) {
+        merge_share = options.merge_share;
+        coarse = std::make_unique<PlanEngine>(merged->graph, config);
+        refine_coarse();
+      }
+    }
     if (options.warm_start) warm_start(problem);
     if (options.heft) {
       const PlanSchedule h = heft(engine->graph());
       warm["HEFT"] = h.empty() ? nlohmann::json(nullptr) : nlohmann::json(ticks(h.makespan));
       if (!h.empty()) engine->offer(h, "HEFT");
     }
+  }
+
+  // The placement to plan on: the problem's or the options', else (stages,
+  // warm start on) the placement of the best published schedule that fits
+  // the caps, so that an open problem is planned where the known schedules
+  // do best (e.g. DualPipe's two copies); else the default.
+  Placement choose_placement(const Problem& problem, const PlannerOptions& options) {
+    if (problem.placement.kind != PlacementKind::kAuto ||
+        options.placement.kind != PlacementKind::kAuto || problem.form != Form::kStages ||
+        !options.warm_start) {
+      return options.placement;
+    }
+    Placement chosen = options.placement;
+    double best_makespan = -1;
+    for (const ScheduleInfo& info : list_schedules(problem)) {
+      if (!info.applicable) continue;
+      Result<Generated> gen = generate(problem, info.name);
+      if (!gen.is_ok()) continue;
+      Result<Timeline> t = simulate(gen.value().expansion, gen.value().order);
+      if (!t.is_ok() || !check_schedule(gen.value().expansion, t.value()).valid) continue;
+      const Expansion& ge = gen.value().expansion;
+      const double makespan = ge.time_value(measure(ge, t.value()).makespan);
+      if (best_makespan >= 0 && makespan >= best_makespan) continue;
+      best_makespan = makespan;
+      chosen.kind = ge.placement;
+      chosen.chunks = ge.chunks;
+    }
+    return chosen;
   }
 
   nlohmann::json ticks(int64_t t) const {
@@ -225,6 +269,30 @@ struct Planner::Impl {
     }
   }
 
+  // Offers the coarse incumbent, expanded, to the full problem's engine.
+  bool refine_coarse() {
+    if (!coarse || coarse->best().empty() || coarse->best().makespan == coarse_best) return false;
+    coarse_best = coarse->best().makespan;
+    ++coarse_offers;
+    return engine->offer(expand_merged(engine->graph(), *merged, coarse->best()), "merged");
+  }
+
+  bool step(int64_t work) {
+    bool improved = false;
+    if (coarse) {
+      const int64_t share = std::max<int64_t>(1, static_cast<int64_t>(work * merge_share));
+      const bool moved = coarse->step(share);
+      improved |= moved && refine_coarse();
+      coarse_stall = moved ? 0 : coarse_stall + 1;
+      // The merged problem is done once proven or stalled for a while.
+      if (coarse->finished() || coarse_stall > 200) merge_share = 0, coarse_stall = -1;
+      if (merge_share == 0) coarse.reset();
+      work = std::max<int64_t>(1, work - share);
+    }
+    improved |= engine->step(work);
+    return improved;
+  }
+
   void refresh() {
     if (!engine || engine->best().empty() || engine->best().makespan == best_cached) return;
     best = timeline_of(expansion, engine->best());
@@ -242,7 +310,7 @@ const Expansion& Planner::expansion() const { return impl_->expansion; }
 
 bool Planner::step(int64_t work) {
   if (!impl_->engine) return false;
-  const bool improved = impl_->engine->step(work);
+  const bool improved = impl_->step(work);
   if (improved) impl_->refresh();
   return improved;
 }
@@ -278,6 +346,14 @@ std::string Planner::stats_json() const {
   j["proven"] = finished() && has_best();
   j["makespan"] = has_best() ? impl_->ticks(best_ticks()) : nlohmann::json(nullptr);
   j["lower_bound"] = impl_->ticks(lower_bound_ticks());
+  j["placement"] = placement_name(impl_->expansion.placement);
+  if (impl_->merged) {
+    j["merged"] = {{"ops", impl_->merged->graph.num_ops()},
+                   {"best", impl_->coarse_best < 0 ? nlohmann::json(nullptr)
+                                                   : impl_->ticks(impl_->coarse_best)},
+                   {"offers", impl_->coarse_offers},
+                   {"active", impl_->coarse != nullptr}};
+  }
   j["warm_start"] = impl_->warm;
   return j.dump();
 }
@@ -347,6 +423,7 @@ PlanResult plan(const Problem& problem, const PlannerOptions& options, double ti
   }
   result.found = planner.has_best();
   result.best = planner.best();
+  result.expansion = planner.expansion();
   result.makespan = planner.best_makespan();
   result.lower_bound = planner.lower_bound();
   result.optimal = planner.finished() && result.found;

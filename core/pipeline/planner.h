@@ -15,8 +15,10 @@
 // (what `shardlab pipeline --plan` and the page's worker use).
 //
 // What is solved: the expansion of the problem under its placement (the
-// problem's own, else options' placement, else linear for stages and free
-// for operators): every F, B and W of every micro-batch is an operation on
+// problem's own, else options' placement; when both are open, for stages,
+// the placement of the best published schedule that fits the caps, e.g.
+// DualPipe's two copies; else linear for stages and free for operators;
+// expansion() tells): every F, B and W of every micro-batch is an operation on
 // the device of its unit (for free placements the planner also chooses the
 // device of each unit), with the arcs and communication delays of model.h,
 // one operation at a time per device, and memory (activations + parameters)
@@ -141,8 +143,9 @@ struct PlanEvent {
 using PlanSink = std::function<bool(const PlanEvent&)>;
 
 struct PlanResult {
-  Status status;  // not OK when the problem cannot be planned
-  Timeline best;  // empty slots when none was found (or none exists)
+  Status status;        // not OK when the problem cannot be planned
+  Expansion expansion;  // what was planned (the placement may be the planner's choice)
+  Timeline best;        // over `expansion`; empty slots when none was found (or none exists)
   bool found = false;
   double makespan = 0;
   double lower_bound = 0;
@@ -154,10 +157,9 @@ struct PlanResult {
   std::string stats_json;
 };
 
-// Plans for at most time_budget_s seconds (or until proven optimal).
-// Setting *interrupt stops within one step; the best schedule so far is
-// still returned. The expansion used is planner.expansion() for the same
-// problem and options (expand(problem, options.placement)).
+// Plans for at most time_budget_s seconds (or until proven optimal, or
+// options.work nodes when set). Setting *interrupt stops within one step;
+// the best schedule so far is still returned, over result.expansion.
 PlanResult plan(const Problem& problem, const PlannerOptions& options, double time_budget_s,
                 const PlanSink& sink = nullptr, const std::atomic<bool>* interrupt = nullptr);
 

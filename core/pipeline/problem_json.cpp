@@ -386,4 +386,75 @@ Problem uniform_problem(int32_t devices, int32_t microbatches, const StageSpec& 
   return problem;
 }
 
+Status apply_flags(const ProblemFlags& flags, const std::string& source, Problem* problem) {
+  auto invalid = [](const std::string& m) { return Status(StatusCode::kInvalidArgument, m); };
+  if (flags.has_share() && !(problem->form == Form::kStages && problem->uniform)) {
+    return invalid("--F, --B, --W, --FB, --act, --keep and --param set a uniform problem; " +
+                   source + " lists its " +
+                   (problem->form == Form::kStages ? "stages" : "operators"));
+  }
+  if (flags.devices) problem->devices = static_cast<int32_t>(*flags.devices);
+  if (flags.microbatches) problem->microbatches = static_cast<int32_t>(*flags.microbatches);
+  if (flags.chunks) problem->placement.chunks = static_cast<int32_t>(*flags.chunks);
+  if (flags.comm) problem->comm = *flags.comm;
+  if (flags.mem_cap) problem->mem_cap.assign(problem->devices, *flags.mem_cap);
+  if (!problem->mem_cap.empty() &&
+      static_cast<int32_t>(problem->mem_cap.size()) != problem->devices) {
+    return invalid("the problem lists " + std::to_string(problem->mem_cap.size()) +
+                   " memory caps but --stages sets " + std::to_string(problem->devices) +
+                   " devices; give --mem-cap too");
+  }
+  if (!flags.placement.empty()) {
+    PlacementKind kind;
+    if (!parse_placement(flags.placement, &kind) || kind == PlacementKind::kExplicit) {
+      return invalid(
+          "--placement takes auto, linear, interleaved, v-shape, bidirectional or free, not '" +
+          flags.placement + "'");
+    }
+    problem->placement.kind = kind;
+  }
+  if (problem->form == Form::kStages && problem->uniform) {
+    StageSpec& s = problem->stages[0];
+    if (flags.f) s.f = *flags.f;
+    if (flags.b) s.b = *flags.b;
+    if (flags.w) s.w = *flags.w;
+    if (flags.fb) s.fb = *flags.fb;
+    if (flags.act) s.act = *flags.act;
+    if (flags.keep) s.keep = *flags.keep;
+    if (flags.param) s.param = *flags.param;
+  }
+  return validate(*problem);
+}
+
+Result<Problem> problem_from_flags_json(const std::string& source, std::string_view text) {
+  Result<json::Document> doc = json::Document::parse(source, text);
+  if (!doc.is_ok()) return doc.status();
+  const JsonAt root = doc.value().root();
+  Status keys = root.only_keys({"stages", "devices", "microbatches", "F", "B", "W", "FB", "comm",
+                                "mem_cap", "act", "keep", "param", "chunks", "placement"});
+  if (!keys.is_ok()) return keys;
+  json::Errors errors;
+  ProblemFlags flags;
+  const JsonAt devices = root.has("stages") ? root["stages"] : root["devices"];
+  flags.devices = errors.take(devices.integer(1, kMaxDevices));
+  flags.microbatches = errors.take(root["microbatches"].integer(1, kMaxMicrobatches));
+  if (root.has("chunks")) flags.chunks = errors.take(root["chunks"].integer(1, 64));
+  const std::pair<const char*, std::optional<double>*> reals[] = {
+      {"F", &flags.f},       {"B", &flags.b},         {"W", &flags.w},
+      {"FB", &flags.fb},     {"comm", &flags.comm},   {"act", &flags.act},
+      {"keep", &flags.keep}, {"param", &flags.param}, {"mem_cap", &flags.mem_cap}};
+  for (const auto& [key, slot] : reals) {
+    if (root.has(key) && !root[key].is(Kind::kNull)) {
+      *slot =
+          errors.take(root[key].number(0, std::string(key) == "mem_cap" ? kMaxMemory : kMaxTime));
+    }
+  }
+  if (root.has("placement")) flags.placement = errors.take(root["placement"].string());
+  if (!errors.ok()) return errors.status();
+  Problem problem = uniform_problem(1, 1, StageSpec{});
+  const Status applied = apply_flags(flags, source, &problem);
+  if (!applied.is_ok()) return Status(StatusCode::kInvalidInput, source + ": " + applied.message());
+  return problem;
+}
+
 }  // namespace shardlab::pipeline

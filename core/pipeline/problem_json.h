@@ -18,6 +18,7 @@
 // JSON path and what was expected.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -33,5 +34,27 @@ std::string problem_json(const Problem& problem, int indent = 2);
 
 // The uniform problem of `--stages P --microbatches M --F --B --W [--FB]`.
 Problem uniform_problem(int32_t devices, int32_t microbatches, const StageSpec& share);
+
+// The command line's problem flags (`shardlab pipeline --help`), also read
+// from JSON by the page ({"stages": 4, "microbatches": 8, "F": 1, ...}), so
+// that both build the same problem.
+struct ProblemFlags {
+  std::optional<int64_t> devices, microbatches, chunks;
+  std::optional<double> f, b, w, fb, comm, mem_cap, act, keep, param;
+  std::string placement;  // empty: unchanged
+  bool has_share() const { return f || b || w || fb || act || keep || param; }
+};
+
+// Applies the flags over `problem` (a file's, or uniform_problem(1, 1, {})
+// for flags alone); `source` names the file in errors ("" for none). Fails
+// with kInvalidArgument for flags that do not fit (share flags on a problem
+// that lists its stages or operators, an unknown placement, memory caps
+// that no longer match the devices) and with the validation message.
+Status apply_flags(const ProblemFlags& flags, const std::string& source, Problem* problem);
+
+// {"stages" | "devices", "microbatches", "F", "B", "W", "FB", "comm",
+//  "mem_cap", "act", "keep", "param", "chunks", "placement"} -> the uniform
+// problem the CLI builds from the same flags.
+Result<Problem> problem_from_flags_json(const std::string& source, std::string_view text);
 
 }  // namespace shardlab::pipeline

@@ -107,6 +107,12 @@ int32_t violations(const Lp& lp, const std::map<std::string, double>& cols) {
     const bool ok = r.sense == ">="   ? lhs >= r.rhs - 1e-6
                     : r.sense == "<=" ? lhs <= r.rhs + 1e-6
                                       : std::fabs(lhs - r.rhs) <= 1e-6;
+    if (!ok) {
+      std::string text;
+      for (const auto& [c, name] : r.terms)
+        text += " " + std::to_string(c) + "*" + name + "=" + std::to_string(value(name));
+      MESSAGE("violated: lhs " << lhs << " " << r.sense << " " << r.rhs << text);
+    }
     bad += !ok;
   }
   for (const auto& [name, b] : lp.bounds) {

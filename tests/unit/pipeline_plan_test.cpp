@@ -203,7 +203,13 @@ TEST_CASE("pipeline plan: optimum and bounds match brute force on tiny random pr
     int32_t max_ops = 0;
     const Problem problem = random_problem(&rng, &max_ops);
     if (max_ops > 12) continue;
-    Result<Expansion> e = expand(problem, Placement());
+    // The planner picks the placement when the problem leaves it open.
+    Planner chooser(problem, PlannerOptions());
+    REQUIRE(chooser.status().is_ok());
+    Placement placement;
+    placement.kind = chooser.expansion().placement;
+    placement.chunks = chooser.expansion().chunks;
+    Result<Expansion> e = expand(problem, placement);
     REQUIRE(e.is_ok());
     const int64_t optimum = brute_force(e.value());
     Result<PlanGraph> graph = plan_graph_of(e.value());
@@ -214,6 +220,7 @@ TEST_CASE("pipeline plan: optimum and bounds match brute force on tiny random pr
       options.symmetry = variant != 1;
       options.dominance = variant != 2;
       options.seed = 1 + trial;
+      options.placement = placement;
       const Run run = run_planner(problem, options, 400000, 50);
       INFO("trial " << trial << " variant " << variant);
       CHECK(run.finished);

@@ -76,7 +76,7 @@ test('compare, normalize and the schedule list agree with the CLI', () => {
   for (const file of PROBLEMS) {
     const problem = text(file);
     assert.equal(M.pipelineCompare(problem), cli(file, '--compare', '--json').stdout.trimEnd());
-    assert.equal(M.pipelineNormalize(problem), cli(file, '--normalize').stdout.trimEnd());
+    assert.equal(M.pipelineNormalize(problem, file), cli(file, '--normalize').stdout.trimEnd());
   }
   const dual = JSON.parse(M.pipelineCompare(text(path.join(EXAMPLES, 'dualpipe_example.json'))));
   const row = dual.find((r) => r.name === 'DualPipe');
@@ -131,13 +131,58 @@ test('a bad CSV gets the same cell-precise message', () => {
   }
 });
 
-test('every bad problem file gets the CLI\'s message, naming "problem"', () => {
+test('every bad problem file gets the CLI\'s message', () => {
   for (const name of fs.readdirSync(CORPUS).filter((f) => f.endsWith('.json'))) {
     const file = path.join(CORPUS, name);
     const want = fs.readFileSync(file.replace(/\.json$/, '.expected'), 'utf8').trim();
-    const got = JSON.parse(M.pipelineNormalize(text(file)));
-    assert.equal(`shardlab: ${got.error}`, want.replace(name, 'problem'), name);
+    const got = JSON.parse(M.pipelineNormalize(text(file), name));
+    assert.equal(`shardlab: ${got.error}`, want, name);
+    // The other functions name the problem "problem".
+    const simulated = JSON.parse(M.pipelineSimulate(text(file), '1F1B'));
+    assert.equal(`shardlab: ${simulated.error}`, want.replace(name, 'problem'), name);
   }
+});
+
+test('pipelineProblemFromFlags builds the problem the CLI builds from the same flags', () => {
+  const cases = [
+    [{stages: 4, microbatches: 8}, ['--stages', '4', '--microbatches', '8']],
+    [
+      {stages: 8, microbatches: 20, F: 1, B: 1, W: 1, FB: 3, mem_cap: 9},
+      [
+        '--stages', '8', '--microbatches', '20', '--F', '1', '--B', '1', '--W', '1', '--FB', '3',
+        '--mem-cap', '9'
+      ]
+    ],
+    [
+      {
+        devices: 4,
+        microbatches: 8,
+        comm: 0.5,
+        keep: 0.5,
+        param: 1,
+        chunks: 4,
+        placement: 'v-shape'
+      },
+      [
+        '--stages', '4', '--microbatches', '8', '--comm', '0.5', '--keep', '0.5', '--param', '1',
+        '--chunks', '4', '--placement', 'v-shape'
+      ]
+    ],
+  ];
+  for (const [flags, args] of cases) {
+    const problem = M.pipelineProblemFromFlags(JSON.stringify(flags));
+    assert.equal(problem, cli(...args, '--normalize').stdout.trimEnd());
+    const name = flags.placement === 'v-shape' ? 'ZBV' : '1F1B';
+    assert.equal(
+        M.pipelineSimulate(problem, name),
+        cli(...args, '--schedule', name, '--json').stdout.trimEnd());
+  }
+  assert.deepEqual(
+      JSON.parse(M.pipelineProblemFromFlags('{"stages": 2, "microbatches": 2, "keep": 2}')),
+      {error: 'flags: stage 0: keep exceeds act'});
+  assert.deepEqual(
+      JSON.parse(M.pipelineProblemFromFlags('{"stages": 2}')),
+      {error: 'flags:1:13 (byte 12): expected the key "microbatches", found \'}\''});
 });
 
 test('pipelineCheck re-times an edited schedule and names what breaks', () => {

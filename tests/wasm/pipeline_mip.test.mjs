@@ -1,0 +1,127 @@
+// The planner's MIP mode end to end: the LP text emitted by the wasm module
+// is solved by npm highs (HiGHS as wasm, as the page does) and by Debian's
+// CBC, and both optimal makespans must equal the planner's proven optimum on
+// small problems (stages and operator graphs, fixed, bidirectional and free
+// placements, memory caps); the solvers' columns map back to valid
+// schedules, and a schedule's MIP start has its makespan as Cmax.
+import assert from 'node:assert/strict';
+import {execFileSync} from 'node:child_process';
+import fs from 'node:fs';
+import {createRequire} from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import {test} from 'node:test';
+
+import {createModule, SOURCE} from './module.mjs';
+
+const M = await createModule();
+const require = createRequire(import.meta.url);
+const highs = await require(path.join(SOURCE, 'node_modules/highs'))();
+const CBC = '/usr/bin/cbc';
+
+const PROBLEMS = {
+  'linear 3x3, cap 3':
+      {devices: 3, microbatches: 3, F: 1, B: 1, W: 1, mem_cap: 3, placement: 'linear'},
+  'linear, uneven times, keep half, cap 2, comm': {
+    devices: 2,
+    microbatches: 4,
+    F: 1,
+    B: 2,
+    W: 1,
+    keep: 0.5,
+    mem_cap: 2,
+    comm: 0.5,
+    placement: 'linear',
+  },
+  'bidirectional 2x2, cap 2':
+      {devices: 2, microbatches: 2, F: 1, B: 2, W: 1, placement: 'bidirectional', mem_cap: 2},
+  'operators, free placement': {
+    devices: 2,
+    microbatches: 1,
+    comm: 1,
+    operators: [
+      {name: 'a', F: 1, B: 1, W: 1},
+      {name: 'b', F: 2, B: 1, W: 1},
+      {name: 'c', F: 1, B: 2, W: 0},
+    ],
+    edges: [['a', 'b'], ['a', 'c']],
+  },
+  'operators, free placement, memory cap and parameters': {
+    devices: 2,
+    microbatches: 2,
+    comm: 0.5,
+    mem_cap: 4,
+    operators: [
+      {name: 'a', F: 1, B: 1, W: 1, act: 1, param: 1},
+      {name: 'b', F: 1, B: 2, W: 1, act: 2, param: 1, devices: [0, 1]},
+    ],
+    edges: [['a', 'b']],
+  },
+};
+
+function planToEnd(problem, options = {}) {
+  const p = new M.PipelinePlanner(JSON.stringify(problem), JSON.stringify(options));
+  assert.equal(p.error(), '');
+  for (let i = 0; i < 5000 && !p.finished(); ++i) p.step(1000);
+  const run = {
+    finished: p.finished(),
+    makespan: p.bestMakespan(),
+    bound: p.lowerBound(),
+    best: p.bestJson()
+  };
+  p.delete();
+  return run;
+}
+
+function cbcObjective(lp) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pipeline-mip-'));
+  const file = path.join(dir, 'model.lp');
+  const out = path.join(dir, 'solution.txt');
+  fs.writeFileSync(file, lp);
+  execFileSync(CBC, [file, 'sec', '60', 'solve', 'solu', out], {encoding: 'utf8'});
+  const first = fs.readFileSync(out, 'utf8').split('\n')[0];
+  fs.rmSync(dir, {recursive: true});
+  const match = /^Optimal - objective value\s+(\S+)/.exec(first);
+  assert.ok(match, `CBC did not prove optimality: ${first}`);
+  return Number(match[1]);
+}
+
+for (const [name, problem] of Object.entries(PROBLEMS)) {
+  test(`pipeline mip: HiGHS and CBC agree with the planner (${name})`, () => {
+    const run = planToEnd(problem);
+    assert.ok(run.finished, 'the planner proves its optimum');
+    assert.equal(run.bound, run.makespan);
+    const text = JSON.stringify(problem);
+    const lp = M.pipelineEmitLp(text, '{}');
+    assert.match(lp, /^\\ ShardLab pipeline MIP/);
+
+    const solved = highs.solve(lp, {time_limit: 60});
+    assert.equal(solved.Status, 'Optimal');
+    assert.ok(
+        Math.abs(solved.ObjectiveValue - run.makespan) < 1e-6,
+        `HiGHS ${solved.ObjectiveValue} vs planner ${run.makespan}`);
+    const back = JSON.parse(M.pipelineScheduleFromMip(text, '{}', JSON.stringify(solved)));
+    assert.equal(back.error, undefined);
+    assert.equal(back.valid, true);
+    assert.equal(back.name, 'mip');
+    assert.ok(back.makespan <= solved.ObjectiveValue + 1e-9);
+
+    assert.ok(Math.abs(cbcObjective(lp) - run.makespan) < 1e-6, 'CBC agrees');
+
+    const start = JSON.parse(M.pipelineMipStart(text, '{}', run.best));
+    assert.equal(start.columns.Cmax, run.makespan);
+    const again = JSON.parse(M.pipelineScheduleFromMip(text, '{}', JSON.stringify(start.columns)));
+    assert.equal(again.valid, true);
+    assert.ok(again.makespan <= run.makespan);
+  });
+}
+
+test('pipeline mip: errors come back as JSON', () => {
+  const bad = JSON.parse(M.pipelineEmitLp('{"devices": 2}', '{}'));
+  assert.match(bad.error, /microbatches/);
+  const text = JSON.stringify(PROBLEMS['linear 3x3, cap 3']);
+  const missing = JSON.parse(M.pipelineScheduleFromMip(text, '{}', '{"Cmax": 3}'));
+  assert.equal(missing.error, 'MIP solution: no value for column s_0');
+  const options = JSON.parse(M.pipelineEmitLp(text, '{"seed": -1}'));
+  assert.match(options.error, /seed/);
+});
