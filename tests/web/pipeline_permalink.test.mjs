@@ -70,6 +70,8 @@ test(
       assert.equal(plan.format, 'shardlab-pipeline-schedule');
       assert.equal(plan.name, '1F1B');
       assert.equal(plan.ops.length, small.ops.length);
+      assert.deepEqual(
+          plan.problem, {chunks: 1}, 'the placement travels (this fixture names only chunks)');
       for (const [i, op] of plan.ops.entries()) {
         const want = small.ops[i];
         for (const key

@@ -113,7 +113,8 @@ export class CompareTable {
       th.append(button);
       head.append(th);
     }
-    const best = Math.min(...this.rows.filter((r) => r.ok).map((r) => r.makespan));
+    // The best makespan among schedules that pass the check (within the cap).
+    const best = Math.min(...this.rows.filter((r) => r.ok && r.valid).map((r) => r.makespan));
     const body = table.createTBody();
     for (const r of this.sorted()) {
       const tr = body.insertRow();

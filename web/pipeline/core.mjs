@@ -44,23 +44,9 @@ export class PipelineCore {
     return {text, schedule: JSON.parse(text)};
   }
 
-  /**
-   * The problem with every default filled in. Errors name the file:
-   * sourceName when the binding takes it, else the core's own name for the
-   * text ("problem") replaced by sourceName at the head of the message.
-   */
+  /** The problem with every default filled in; errors name sourceName (the file). */
   normalize(problem, sourceName = 'problem') {
-    const M = this.M;
-    let text;
-    try {
-      text = M.pipelineNormalize(problem, sourceName);
-    } catch (error) {  // a binding without the name (Embind counts arguments)
-      if (!/arguments?/.test(String(error && error.message))) throw error;
-      text = M.pipelineNormalize(problem);
-    }
-    const message = errorOf(text);
-    if (message) throw new CoreError(message.replace(/^problem:/, `${sourceName}:`));
-    return text;
+    return this.call('pipelineNormalize', problem, sourceName);
   }
 
   /** [{name, applicable, reason, summary}] */

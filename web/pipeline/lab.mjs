@@ -259,18 +259,26 @@ function onSchedule(kind, entry) {
   if (kind !== 'imported') scheduleSave(entry);
 }
 
+// Better schedules are stored at most twice a second while a run goes on,
+// and at once when it ends (flushSave), so a closed tab loses little.
 let saveTimer = null;
+let pendingSave = null;
 function scheduleSave(entry) {
+  pendingSave = {key: app.key, entry};
+  if (!saveTimer) saveTimer = setTimeout(flushSave, 500);
+}
+
+function flushSave() {
   clearTimeout(saveTimer);
-  const key = app.key;
-  saveTimer = setTimeout(() => {
-    savePlanned(key, {
-      name: entry.schedule.name,
-      makespan: entry.schedule.makespan,
-      bound: plan.planner.bound,
-      text: entry.text,
-    }).catch((error) => console.warn('IndexedDB:', error));
-  }, 500);
+  saveTimer = null;
+  const pending = pendingSave;
+  pendingSave = null;
+  if (!pending) return Promise.resolve();
+  const {schedule, text} = pending.entry;
+  return savePlanned(
+             pending.key,
+             {name: schedule.name, makespan: schedule.makespan, bound: plan.planner.bound, text})
+      .catch((error) => console.warn('IndexedDB:', error));
 }
 
 // ---- the link ----
@@ -470,7 +478,8 @@ function wire() {
     problem: () => (app.problemText ? {text: app.problemText, key: app.key} : null),
     bestGenerated,
     onSchedule,
-    onRun: (status) => {
+    onRun: async (status) => {
+      if (['done', 'stopped', 'error'].includes(status)) await flushSave();
       if (status !== 'error') setStatus(status);
     },
     onError: showError,

@@ -33,20 +33,28 @@ export async function unpackText(packed) {
 const OP_COLUMNS =
     ['id', 'device', 'stage', 'chunk', 'direction', 'microbatch', 'kind', 'start', 'end'];
 
-/** A schedule JSON reduced to its ops' identity and timing, as columns. */
+const PLACEMENT_KEYS = ['placement', 'chunks'];
+
+/** A schedule JSON reduced to its placement and its ops' identity and timing, as columns. */
 export function compactSchedule(schedule) {
   const columns = OP_COLUMNS.filter((c) => schedule.ops.some((op) => op[c] !== undefined));
   for (const extra of ['operator', 'backward']) {
     if (schedule.ops.some((op) => op[extra] !== undefined)) columns.push(extra);
   }
-  return {
+  const compact = {
     name: schedule.name,
     columns,
     rows: schedule.ops.map((op) => columns.map((c) => op[c] ?? null)),
   };
+  // The placement the schedule runs on (the core reads it from the summary).
+  const summary = schedule.problem || {};
+  const placement = Object.fromEntries(
+      PLACEMENT_KEYS.filter((k) => summary[k] !== undefined).map((k) => [k, summary[k]]));
+  if (Object.keys(placement).length) compact.problem = placement;
+  return compact;
 }
 
-/** The inverse of compactSchedule: {format, version, name, ops}. */
+/** The inverse of compactSchedule: {format, version, name, ops, problem: {placement, chunks}}. */
 export function expandSchedule(compact) {
   if (!compact || !Array.isArray(compact.columns) || !Array.isArray(compact.rows)) {
     throw new Error('the packed schedule has no columns and rows');
@@ -58,7 +66,9 @@ export function expandSchedule(compact) {
     });
     return op;
   });
-  return {format: 'shardlab-pipeline-schedule', version: 1, name: compact.name, ops};
+  const out = {format: 'shardlab-pipeline-schedule', version: 1, name: compact.name, ops};
+  if (compact.problem) out.problem = compact.problem;
+  return out;
 }
 
 function numberOrNull(text) {
