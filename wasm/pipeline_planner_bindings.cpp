@@ -69,7 +69,7 @@ class PipelinePlanner {
     ScheduleResult r =
         evaluate_timeline(in_.problem, planner_->expansion(), planner_->best(), "planned");
     r.lower_bound = planner_->lower_bound();
-    r.optimal = planner_->finished();
+    r.optimal = planner_->proven();
     return schedule_json(r);
   }
 

@@ -37,13 +37,20 @@ struct PlanEngine::Impl {
 
   std::unique_ptr<ScheduleSearch> prover;
   int64_t prover_target = -1;
+  int64_t prover_step = 1;
   int64_t prover_budget = 0;
   int64_t prover_spent = 0;
   int32_t prover_restarts = 0;
 
+  // Bisection probe between the bound and the incumbent.
   std::unique_ptr<ScheduleSearch> improver;
+  int64_t improver_target = -1;
+  int64_t improver_budget = 0, improver_spent = 0;
+  int32_t improver_restarts = 0;
+  std::unique_ptr<ScheduleSearch> diver;  // holds the dives' own state
 
   double credit_prover = 0, credit_improver = 0, credit_dive = 0, credit_lns = 0;
+  int64_t dead_dives = 0;
   int64_t nodes = 0, dives = 0, lns_moves = 0, lns_wins = 0, offers = 0, bound_raises = 0;
   int64_t lns_size = 24;
 
@@ -52,9 +59,9 @@ struct PlanEngine::Impl {
     lb = root_bound(g);
     if (lb >= kNoCap) infeasible = true;
     SearchConfig sc = search_config(0, 0.0);
-    improver = std::make_unique<ScheduleSearch>(g, sc);
+    diver = std::make_unique<ScheduleSearch>(g, sc);
     // Deterministic dives with each rule give the first incumbents.
-    for (int32_t rule = 0; rule < kRules; ++rule) dive(rule, 0.0);
+    for (int32_t rule = 0; cfg.initial_dives && rule < kRules; ++rule) dive(rule, 0.0);
   }
 
   SearchConfig search_config(int32_t rule, double noise) {
@@ -75,38 +82,65 @@ struct PlanEngine::Impl {
     if (!check_plan(g, s).empty()) return false;
     best = s;
     source = who;
-    improver->set_upper(s.makespan);
+    diver->set_upper(s.makespan);
     return true;
   }
 
   bool dive(int32_t rule, double noise) {
     PlanSchedule found;
     int64_t used = 0;
-    ScheduleSearch& s = *improver;
-    const bool ok = s.dive(&rng, noise, rule, &found, &used);
+    ScheduleSearch& s = *diver;
+    bool ok = s.dive(&rng, noise, rule, &found, &used);
     nodes += used;
     ++dives;
+    if (!ok && !s.dive_completed()) {
+      // A dead end (a memory cap blocked every device): dive again with
+      // chronological backtracking, a few nodes per op.
+      ++dead_dives;
+      ScheduleSearch retry(g, search_config(rule, noise));
+      if (!best.empty()) retry.set_upper(best.makespan);
+      const int64_t limit = 4 * static_cast<int64_t>(g.num_ops()) + 100;
+      while (!ok && !retry.exhausted() && retry.nodes() < limit) {
+        ok = retry.run(limit - retry.nodes(), &found);
+      }
+      nodes += retry.nodes();
+    }
     return ok && take(found, "dive");
+  }
+
+  // The prover's target: the bound plus a step that doubles while probes
+  // are refuted quickly (fine time units make one-tick steps slow) and
+  // halves when a probe needs a restart; never at or above the incumbent.
+  int64_t prover_goal() const {
+    int64_t t = lb + prover_step - 1;
+    if (!best.empty()) t = std::min(t, best.makespan - 1);
+    return std::max(t, lb);
   }
 
   bool run_prover(int64_t budget) {
     bool improved = false;
     while (budget > 0 && !finished()) {
-      if (!prover || prover_target != lb) {
-        prover_target = lb;
+      const bool stale =
+          !prover || prover_target < lb || (!best.empty() && prover_target >= best.makespan);
+      if (stale) {
+        prover_target = prover_goal();
         prover_restarts = 0;
         prover_budget = cfg.restart_nodes;
         prover_spent = 0;
         prover = std::make_unique<ScheduleSearch>(g, search_config(0, 0.0));
-        prover->set_upper(lb + 1);
+        prover->set_upper(prover_target + 1);
       } else if (prover_spent >= prover_budget) {
         ++prover_restarts;
         prover_budget += prover_budget / 2;
         prover_spent = 0;
+        if (prover_target > lb) {
+          prover_step = std::max<int64_t>(1, prover_step / 2);
+          prover_target = prover_goal();
+        }
         const int32_t rule = prover_restarts % kRules;
         const double noise = prover_restarts < kRules ? 0.0 : 0.2;
         prover = std::make_unique<ScheduleSearch>(g, search_config(rule, noise));
-        prover->set_upper(lb + 1);
+        prover->set_upper(prover_target + 1);
       }
       const int64_t before = prover->nodes();
       const int64_t slice = std::min(budget, prover_budget - prover_spent);
@@ -116,13 +150,13 @@ struct PlanEngine::Impl {
       budget -= used;
       prover_spent += used;
       nodes += used;
-      if (hit && take(found, "prover")) improved = true;
       if (hit) {
-        // A schedule at the bound: optimal.
-        lb = std::max(lb, found.makespan);
-        improved = true;
+        improved |= take(found, "prover");
+        // At the bound itself the schedule is optimal.
+        if (prover_target == lb) lb = std::max(lb, found.makespan);
       } else if (prover->exhausted()) {
         lb = prover_target + 1;
+        prover_step = std::min<int64_t>(prover_step * 2, int64_t{1} << 40);
         ++bound_raises;
         improved = true;
       }
@@ -130,20 +164,60 @@ struct PlanEngine::Impl {
     return improved;
   }
 
+  // The improver probes halfway between the bound and the incumbent: a
+  // schedule found there halves the gap from above, an exhausted probe
+  // raises the bound to the target plus one; a probe that needs a restart
+  // moves its target up, towards the plain search below the incumbent
+  // (which, exhausted, proves the incumbent optimal).
+  int64_t improver_goal() const {
+    if (best.empty()) return kNoCap - 1;
+    const int64_t ub = best.makespan;
+    return std::max(lb, std::min(ub - 1, improver_target_base + (ub - improver_target_base) / 2));
+  }
+  int64_t improver_target_base = 0;
+
   bool run_improver(int64_t budget) {
-    if (finished() || improver->exhausted()) return false;
-    const int64_t before = improver->nodes();
-    PlanSchedule found;
     bool improved = false;
-    if (improver->run(budget, &found)) improved = take(found, "search");
-    nodes += improver->nodes() - before;
-    if (improver->exhausted()) {
-      if (best.empty()) {
-        infeasible = true;
-      } else {
-        lb = std::max(lb, best.makespan);
+    while (budget > 0 && !finished()) {
+      const int64_t ub = best.empty() ? kNoCap : best.makespan;
+      const bool stale = !improver || improver_target < lb || improver_target >= ub;
+      if (stale || improver_spent >= improver_budget) {
+        if (stale) {
+          improver_target_base = lb;
+          improver_restarts = 0;
+          improver_budget = cfg.restart_nodes;
+        } else {
+          // Restart nearer the incumbent, with the next rule.
+          ++improver_restarts;
+          improver_budget += improver_budget / 2;
+          improver_target_base = improver_target + 1;
+        }
+        improver_spent = 0;
+        improver_target = improver_goal();
+        const int32_t rule = (improver_restarts + 2) % kRules;
+        improver = std::make_unique<ScheduleSearch>(
+            g, search_config(rule, improver_restarts < kRules ? 0.0 : 0.2));
+        improver->set_upper(improver_target + 1);
       }
-      improved = true;
+      const int64_t before = improver->nodes();
+      const int64_t slice = std::min(budget, improver_budget - improver_spent);
+      PlanSchedule found;
+      const bool hit = improver->run(slice, &found);
+      const int64_t used = std::max<int64_t>(1, improver->nodes() - before);
+      budget -= used;
+      improver_spent += used;
+      nodes += used;
+      if (hit) {
+        improved |= take(found, "search");
+      } else if (improver->exhausted()) {
+        if (best.empty() && improver_target >= kNoCap - 1) {
+          infeasible = true;
+        } else {
+          lb = std::max(lb, improver_target + 1);
+        }
+        ++bound_raises;
+        improved = true;
+      }
     }
     return improved;
   }
@@ -228,9 +302,10 @@ std::string PlanEngine::stats_json() const {
   j["prover_target"] = m.prover_target;
   j["prover_restarts"] = m.prover_restarts;
   j["bound_raises"] = m.bound_raises;
-  j["improver_nodes"] = m.improver->nodes();
-  j["improver_exhausted"] = m.improver->exhausted();
+  j["improver_target"] = m.improver_target;
+  j["improver_restarts"] = m.improver_restarts;
   j["dives"] = m.dives;
+  j["dead_end_dives"] = m.dead_dives;
   j["lns_moves"] = m.lns_moves;
   j["lns_improvements"] = m.lns_wins;
   j["offers"] = m.offers;

@@ -35,6 +35,7 @@ struct EngineConfig {
   double improver_share = 0.15;
   double dive_share = 0.2;       // the rest goes to large neighbourhood search
   int64_t restart_nodes = 2000;  // first prover budget; grows by half per restart
+  bool initial_dives = true;     // one greedy dive per rule in the constructor
 };
 
 class PlanEngine {

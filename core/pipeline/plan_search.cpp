@@ -65,6 +65,15 @@ class State {
     left_on.assign(g_.devices, 0);
     forbid.assign(g_.devices, {});
     unplaced_allowed.assign(g_.devices, 0);
+    group_level.assign(g_.num_groups(), 0);
+    raises_left.assign(g_.num_groups(), 0);
+    min_raise.assign(g_.num_groups(), kInf);
+    for (int32_t i = 0; i < g_.num_ops(); ++i) {
+      const PlanOp& op = g_.ops[i];
+      if (op.mem_net <= 0) continue;
+      ++raises_left[op.group];
+      min_raise[op.group] = std::min(min_raise[op.group], op.mem_peak);
+    }
     for (int32_t gr = 0; gr < g_.num_groups(); ++gr) {
       const int32_t ops = g_.group_ops_begin[gr + 1] - g_.group_ops_begin[gr];
       if (g_.fixed(gr)) {
@@ -191,6 +200,8 @@ class State {
     free_at[d] = tau + op.duration;
     makespan = std::max(makespan, tau + op.duration);
     level[d] += op.mem_net;
+    group_level[op.group] += op.mem_net;
+    if (op.mem_net > 0) --raises_left[op.group];
     --left_on[d];
     ++scheduled;
     remove_ready(i);
@@ -247,6 +258,8 @@ class State {
     --scheduled;
     ++left_on[d];
     level[d] -= op.mem_net;
+    group_level[op.group] -= op.mem_net;
+    if (op.mem_net > 0) ++raises_left[op.group];
     free_at[d] = e.prev_free;
     makespan = e.prev_makespan;
     if (e.placed) {
@@ -296,6 +309,25 @@ class State {
   std::vector<int32_t> group_device;
   std::vector<int64_t> free_at, level;
   std::vector<int32_t> groups_on, left_on, unplaced_allowed;
+  // Per group: memory its started ops hold, raises still to run, least raise.
+  std::vector<int64_t> group_level;
+  std::vector<int32_t> raises_left;
+  std::vector<int64_t> min_raise;
+
+  // Dive heuristic against memory deadlocks: a raise on d must leave room
+  // for one raise of every other group on d that holds nothing yet and has
+  // raises to run, so that no group (no direction, no chunk) is starved
+  // while the others wait for it.
+  bool leaves_room(int32_t i, int32_t d) const {
+    const PlanOp& op = g_.ops[i];
+    if (op.mem_net <= 0 || g_.mem_cap[d] >= kInf) return true;
+    int64_t reserve = 0;
+    for (int32_t gr = 0; gr < g_.num_groups(); ++gr) {
+      if (gr == op.group || group_device[gr] != d) continue;
+      if (group_level[gr] == 0 && raises_left[gr] > 0) reserve += min_raise[gr];
+    }
+    return level[d] + op.mem_net + reserve <= g_.mem_cap[d];
+  }
   std::vector<std::vector<int32_t>> forbid;
   std::vector<int32_t> ready, ready_pos;
   int64_t now = 0;
@@ -348,6 +380,7 @@ struct ScheduleSearch::Impl {
   Rng order_rng{1};
   bool started = false;
   bool done = false;
+  bool last_dive_complete = true;
   int64_t upper = kInf;
   int64_t root = 0;
   int64_t nodes = 0, bound_prunes = 0, dominance_prunes = 0;
@@ -425,7 +458,9 @@ struct ScheduleSearch::Impl {
     std::sort(startable->begin(), startable->end());
     const size_t first = out->size();
     for (int32_t i : *startable) {
-      double key = priority(s, i, d, rule);
+      // Ops that would starve another group of memory go last (see
+      // State::leaves_room), whatever the rule.
+      double key = priority(s, i, d, rule) + (s.leaves_room(i, d) ? 1e15 : 0.0);
       if (noise > 0 && rng) key += noise * rng->unit() * static_cast<double>(g.tail[i] + 1);
       out->push_back({i, key});
     }
@@ -588,12 +623,25 @@ struct ScheduleSearch::Impl {
       kids.clear();
       children(s, d, tau, rule, noise, rng, &kids, &startable);
       ++steps;
-      // A dive never waits: decide() found an op startable at tau.
+      // A dive waits only when every startable op would starve another
+      // group of memory and something else may still come to d.
       if (kids.empty() || kids.front().op < 0) break;
-      s.start_op(kids.front().op, d, tau);
+      int32_t pick = -1;
+      for (const Child& c : kids) {
+        if (c.op >= 0 && s.leaves_room(c.op, d)) {
+          pick = c.op;
+          break;
+        }
+      }
+      if (pick < 0 && kids.back().op < 0) {
+        s.wait(d, tau, startable);
+        continue;
+      }
+      s.start_op(pick >= 0 ? pick : kids.front().op, d, tau);
       if (s.makespan >= upper) break;
     }
     *used = steps;
+    last_dive_complete = s.complete() || s.makespan >= upper;
     if (!s.complete() || s.makespan >= upper) return false;
     *found = s.schedule();
     upper = s.makespan;
@@ -613,6 +661,7 @@ int64_t ScheduleSearch::root_bound() const { return impl_->root; }
 int64_t ScheduleSearch::nodes() const { return impl_->nodes; }
 int64_t ScheduleSearch::pruned_by_bound() const { return impl_->bound_prunes; }
 int64_t ScheduleSearch::pruned_by_dominance() const { return impl_->dominance_prunes; }
+bool ScheduleSearch::dive_completed() const { return impl_->last_dive_complete; }
 bool ScheduleSearch::dive(Rng* rng, double noise, int32_t rule, PlanSchedule* found,
                           int64_t* nodes_used) {
   return impl_->dive(rng, noise, rule, found, nodes_used);

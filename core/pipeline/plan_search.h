@@ -69,6 +69,8 @@ class ScheduleSearch {
   // and fills *found when it ends below the upper bound (which then drops);
   // costs about one node per op. Does not disturb the depth-first search.
   bool dive(Rng* rng, double noise, int32_t rule, PlanSchedule* found, int64_t* nodes_used);
+  // Whether the last dive scheduled every op (false: it hit a dead end).
+  bool dive_completed() const;
 
  private:
   struct Impl;

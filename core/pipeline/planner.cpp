@@ -169,6 +169,7 @@ struct Planner::Impl {
   std::string no_source;
   nlohmann::ordered_json warm = nlohmann::ordered_json::object();
   bool symmetry = true;
+  bool heft_only = false;
   // Bi-level: the merged problem and its own engine, while it helps.
   std::unique_ptr<Merged> merged;
   std::unique_ptr<PlanEngine> coarse;
@@ -199,7 +200,15 @@ struct Planner::Impl {
     config.improver_share = options.improver_share;
     config.dive_share = options.dive_share;
     config.restart_nodes = options.restart_nodes;
+    heft_only = options.heft_only != 0;
+    config.initial_dives = !heft_only;
     engine = std::make_unique<PlanEngine>(std::move(g).value(), config);
+    if (heft_only) {
+      const PlanSchedule h = heft(engine->graph());
+      warm["HEFT"] = h.empty() ? nlohmann::json(nullptr) : nlohmann::json(ticks(h.makespan));
+      if (!h.empty()) engine->offer(h, "HEFT");
+      return;
+    }
     if (options.merge_above > 0 && engine->graph().num_ops() > options.merge_above) {
       merged = std::make_unique<Merged>(
           coarsen(engine->graph(), static_cast<int32_t>(options.merge_above / 2)));
@@ -310,12 +319,16 @@ const Expansion& Planner::expansion() const { return impl_->expansion; }
 
 bool Planner::step(int64_t work) {
   if (!impl_->engine) return false;
+  if (impl_->heft_only) return false;
   const bool improved = impl_->step(work);
   if (improved) impl_->refresh();
   return improved;
 }
 
-bool Planner::finished() const { return !impl_->engine || impl_->engine->finished(); }
+bool Planner::finished() const {
+  return !impl_->engine || impl_->heft_only || impl_->engine->finished();
+}
+bool Planner::proven() const { return impl_->engine && impl_->engine->finished(); }
 bool Planner::has_best() const { return impl_->engine && !impl_->engine->best().empty(); }
 const Timeline& Planner::best() const { return impl_->best; }
 int64_t Planner::best_ticks() const { return has_best() ? impl_->engine->best().makespan : -1; }
@@ -343,7 +356,7 @@ const std::string& Planner::best_source() const {
 std::string Planner::stats_json() const {
   if (!impl_->engine) return "{\"phase\":\"invalid\"}";
   nlohmann::ordered_json j = nlohmann::ordered_json::parse(impl_->engine->stats_json());
-  j["proven"] = finished() && has_best();
+  j["proven"] = proven() && has_best();
   j["makespan"] = has_best() ? impl_->ticks(best_ticks()) : nlohmann::json(nullptr);
   j["lower_bound"] = impl_->ticks(lower_bound_ticks());
   j["placement"] = placement_name(impl_->expansion.placement);
@@ -426,8 +439,8 @@ PlanResult plan(const Problem& problem, const PlannerOptions& options, double ti
   result.expansion = planner.expansion();
   result.makespan = planner.best_makespan();
   result.lower_bound = planner.lower_bound();
-  result.optimal = planner.finished() && result.found;
-  result.infeasible = planner.finished() && !result.found;
+  result.optimal = planner.proven() && result.found;
+  result.infeasible = planner.proven() && !result.found;
   result.source = planner.best_source();
   result.seconds = elapsed();
   result.stats_json = planner.stats_json();

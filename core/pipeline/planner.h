@@ -99,8 +99,11 @@ class Planner {
   // Runs about `work` search nodes. Returns true when the incumbent or the
   // lower bound improved.
   bool step(int64_t work);
-  // True when the incumbent is proven optimal or no schedule exists.
+  // True when there is nothing left to do: the incumbent is proven optimal,
+  // no schedule exists, or (heft_only) HEFT's schedule is all that is asked.
   bool finished() const;
+  // True when the incumbent is proven optimal or no schedule is proven to exist.
+  bool proven() const;
   bool has_best() const;
   const Timeline& best() const;  // empty slots when none is known
   int64_t best_ticks() const;    // makespan of best() in ticks (-1 when none)

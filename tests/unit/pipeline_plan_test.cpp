@@ -247,11 +247,12 @@ TEST_CASE("pipeline plan: equal times with cap p are proven optimal") {
                                {6, 7, 26},
                                {8, 3, 21},
                                {5, 2, 13}}) {
-    const Problem problem = uniform_stages(p, m, 1, 1, 1, p);
+    const int32_t devices = p, microbatches = m;  // lambdas cannot capture bindings (clang 14)
+    const Problem problem = uniform_stages(devices, microbatches, 1, 1, 1, devices);
     PlannerOptions options;
     options.warm_start = 0;  // the planner alone, without generated schedules
     const Run run = run_planner(problem, options, 200000);
-    INFO("p=" << p << " m=" << m);
+    INFO("p=" << devices << " m=" << microbatches);
     CHECK(run.finished);
     CHECK(run.makespan == optimum);
     CHECK(run.bound == run.makespan);

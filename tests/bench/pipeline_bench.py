@@ -1,0 +1,304 @@
+#!/usr/bin/env python3
+"""Benchmarks of the pipeline planner against CBC (and HiGHS) and HEFT.
+
+Prints tables; never passes or fails on time. Sections (run all by default):
+  equal    p <= 8, m <= 8, F = B = W = 1, memory cap p, linear placement: the
+           planner's time to its proof against CBC given --mip-limit seconds
+           on the emitted MIP (issue 18's optimality bar)
+  dag      random operator DAGs of 50-300 operations on 4-8 devices with
+           free placement: HEFT, the planner and CBC at equal time
+  dualpipe DualPipe's example (8 ranks, 20 micro-batches, F = B = W = 1,
+           F&B = 3) on DualPipe's placement under its peak memory (cap 9)
+  mipsize  where the MIP stops being useful: CBC and HiGHS (node, npm highs)
+           on growing uniform problems, time to first solution and to proof
+
+Usage: tests/bench/pipeline_bench.py [--cli build/native/shardlab]
+       [--sections equal,dag,dualpipe,mipsize] [--quick] [--mip-limit 60]
+       [--dag-limit 10] [--dag-count 12]
+"""
+import argparse
+import json
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def run(args, timeout=None):
+    start = time.monotonic()
+    proc = subprocess.run(args, capture_output=True, text=True, timeout=timeout)
+    return proc, time.monotonic() - start
+
+
+class Bench:
+    def __init__(self, opts):
+        self.cli = opts.cli
+        self.opts = opts
+        self.tmp = tempfile.mkdtemp(prefix='pipeline-bench-')
+        self.cbc = shutil.which('cbc')
+        self.node = shutil.which('node')
+
+    # ---- the planner through the CLI ----
+    def plan(self, problem_args, limit, extra=()):
+        proc, wall = run([self.cli, 'pipeline', *problem_args, '--plan', '--time-limit',
+                          str(limit), '--json', *extra])
+        if proc.returncode != 0:
+            return {'error': proc.stderr.strip(), 'wall': wall}
+        out = json.loads(proc.stdout)
+        # Progress lines on stderr: "# T s makespan X bound Y gap G% (source)".
+        proof = None
+        for line in proc.stderr.splitlines():
+            m = re.match(r'# ([\d.]+) s makespan (\S+) bound (\S+) gap ([\d.]+)%', line)
+            if m and float(m.group(4)) == 0.0 and proof is None:
+                proof = float(m.group(1))
+        planner = out.get('planner') or {}
+        return {'makespan': out['makespan'], 'bound': out.get('lower_bound'),
+                'optimal': out.get('optimal'), 'valid': out.get('valid'), 'wall': wall,
+                'proof': proof if out.get('optimal') else None,
+                'seconds': out.get('seconds')}
+
+    def emit_lp(self, problem_args, name):
+        path = os.path.join(self.tmp, name + '.lp')
+        proc, _ = run([self.cli, 'pipeline', *problem_args, '--emit-lp', path])
+        if proc.returncode != 0:
+            raise RuntimeError(proc.stderr)
+        size = {}
+        for key in ('rows', 'columns', 'binaries'):
+            m = re.search(r'(\d+) ' + key, proc.stdout + proc.stderr)
+            if m:
+                size[key] = int(m.group(1))
+        return path, size
+
+    # ---- CBC on an LP file ----
+    def solve_cbc(self, lp, limit):
+        if not self.cbc:
+            return {'status': 'no cbc'}
+        sol = lp + '.sol'
+        if os.path.exists(sol):
+            os.remove(sol)
+        proc, wall = run([self.cbc, lp, 'sec', str(limit), 'solve', 'solu', sol],
+                         timeout=limit * 3 + 60)
+        result = {'wall': wall, 'status': 'no solution', 'objective': None, 'bound': None,
+                  'first': None}
+        if os.path.exists(sol):
+            first = open(sol).readline()
+            m = re.match(r'(Optimal|Stopped on time|Stopped on \w+) - objective value\s+(\S+)', first)
+            if m:
+                result['status'] = 'optimal' if m.group(1) == 'Optimal' else 'time limit'
+                result['objective'] = float(m.group(2))
+            elif first.startswith('Infeasible'):
+                result['status'] = 'infeasible'
+        log = proc.stdout
+        m = re.search(r'best possible (\S+)\)', log) or re.search(r'best possible (\S+)', log)
+        if m:
+            result['bound'] = float(m.group(1).rstrip(','))
+        if result['status'] == 'optimal':
+            result['bound'] = result['objective']
+        # Time of the first solution: the first "Integer solution of X found ... (T seconds)".
+        m = re.search(r'solution of (\S+) found.*?\(([\d.]+) seconds\)', log)
+        if m:
+            result['first'] = float(m.group(2))
+        return result
+
+    # ---- HiGHS (npm highs under node) on an LP file ----
+    def solve_highs(self, lp, limit):
+        highs = os.path.join(ROOT, 'node_modules/highs')
+        if not self.node or not os.path.isdir(highs):
+            return {'status': 'no highs'}
+        script = ('const h = await (await import(process.argv[1])).default();'
+                  'const fs = await import("node:fs");'
+                  'const t = performance.now();'
+                  'const r = h.solve(fs.readFileSync(process.argv[2], "utf8"),'
+                  ' {time_limit: Number(process.argv[3])});'
+                  'console.log(JSON.stringify({status: r.Status, objective: r.ObjectiveValue,'
+                  ' seconds: (performance.now() - t) / 1000}));')
+        try:
+            proc, wall = run([self.node, '--input-type=module', '-e', script,
+                              os.path.join(highs, 'build/highs.mjs'), lp, str(limit)],
+                             timeout=limit * 3 + 60)
+        except subprocess.TimeoutExpired:
+            return {'status': 'hung', 'wall': limit * 3 + 60}
+        if proc.returncode != 0:
+            return {'status': 'error', 'wall': wall}
+        out = json.loads(proc.stdout.strip().splitlines()[-1])
+        out['wall'] = wall
+        return out
+
+    def write_problem(self, name, problem):
+        path = os.path.join(self.tmp, name + '.json')
+        with open(path, 'w') as f:
+            json.dump(problem, f)
+        return path
+
+
+def fmt(v, digits=3):
+    if v is None:
+        return '-'
+    if isinstance(v, float):
+        if v == int(v) and abs(v) < 1e9:
+            return str(int(v))
+        return f'{v:.{digits}g}'
+    return str(v)
+
+
+def table(headers, rows):
+    widths = [max(len(str(h)), *(len(str(r[i])) for r in rows)) for i, h in enumerate(headers)]
+    print('| ' + ' | '.join(str(h).ljust(w) for h, w in zip(headers, widths)) + ' |')
+    print('|' + '|'.join('-' * (w + 2) for w in widths) + '|')
+    for r in rows:
+        print('| ' + ' | '.join(str(c).ljust(w) for c, w in zip(r, widths)) + ' |')
+    sys.stdout.flush()
+
+
+def section_equal(b):
+    print('\n## equal: F = B = W = 1, cap p, linear placement (planner vs CBC on the emitted MIP)\n')
+    ps = [2, 4, 6, 8] if b.opts.quick else range(2, 9)
+    ms = [1, 2, 4, 8] if b.opts.quick else range(1, 9)
+    rows = []
+    worse = slower = 0
+    for p in ps:
+        for m in ms:
+            args = ['--stages', str(p), '--microbatches', str(m), '--F', '1', '--B', '1', '--W',
+                    '1', '--mem-cap', str(p), '--placement', 'linear']
+            r = b.plan(args, 60)
+            lp, size = b.emit_lp(args, f'equal_{p}_{m}')
+            c = b.solve_cbc(lp, b.opts.mip_limit)
+            proof = r.get('seconds') if r.get('optimal') else None
+            if proof is None:
+                proof = r['wall'] if r.get('optimal') else None
+            if c.get('objective') is not None and r['makespan'] > c['objective'] + 1e-9:
+                worse += 1
+            if c['status'] == 'optimal' and (proof is None or proof > c['wall']):
+                slower += 1
+            rows.append([p, m, 3 * p * m, size.get('binaries', '-'), fmt(r['makespan']),
+                         'yes' if r.get('optimal') else 'no', fmt(proof),
+                         fmt(c.get('objective')), c['status'], fmt(c.get('wall'))])
+    table(['p', 'm', 'ops', 'binaries', 'planner', 'proven', 'planner s (CLI wall)', 'CBC',
+           'CBC status', 'CBC s'], rows)
+    print(f'\nplanner worse than CBC on {worse} instances; slower to its proof on {slower}')
+
+
+def random_dag(seed, ops, devices, microbatches=2):
+    rng = random.Random(seed)
+    n = max(3, -(-ops // (3 * microbatches)))
+    operators = []
+    for i in range(n):
+        f = rng.randint(1, 4)
+        op = {'name': f'op{i}', 'F': f, 'B': f + rng.randint(0, 3), 'W': rng.randint(0, 2),
+              'act': 1}
+        r = rng.random()
+        if r < 0.15:
+            op['devices'] = [rng.randrange(devices)]
+        elif r < 0.4:
+            op['devices'] = sorted(rng.sample(range(devices), rng.randint(2, 3)))
+        operators.append(op)
+    edges = []
+    for i in range(1, n):
+        for src in sorted({i - 1 - rng.randrange(min(i, 4)) for _ in range(rng.randint(1, 2))}):
+            edges.append({'from': f'op{src}', 'to': f'op{i}', 'comm': 0.5 * rng.randint(1, 4)})
+    return {'format': 'shardlab-pipeline-problem', 'version': 1,
+            'name': f'random DAG {seed}: {n} operators x {microbatches} micro-batches',
+            'devices': devices, 'microbatches': microbatches, 'comm': 1,
+            'operators': operators, 'edges': edges}
+
+
+def section_dag(b):
+    limit = b.opts.dag_limit
+    print(f'\n## dag: random operator DAGs, free placement, {limit} s each for the planner and CBC\n')
+    rows = []
+    beat_heft = beat_cbc = 0
+    count = b.opts.dag_count
+    for k in range(count):
+        ops = 50 + (250 * k) // max(1, count - 1)
+        devices = 4 + k % 5
+        problem = random_dag(1000 + k, ops, devices)
+        path = b.write_problem(f'dag_{k}', problem)
+        h = b.plan([path], limit, ['--heft-only', '1'])
+        r = b.plan([path], limit)
+        lp, size = b.emit_lp([path], f'dag_{k}')
+        c = b.solve_cbc(lp, limit)
+        n_ops = 3 * len(problem['operators']) * problem['microbatches']
+        heft = h.get('makespan') if h.get('valid') else None
+        if heft is not None and r['makespan'] < heft:
+            beat_heft += 1
+        if c.get('objective') is None or r['makespan'] < c['objective'] - 1e-9:
+            beat_cbc += 1
+        rows.append([k, n_ops, devices, fmt(heft), fmt(r['makespan']), fmt(r.get('bound')),
+                     fmt(c.get('objective')), c['status'], size.get('binaries', '-')])
+    table(['#', 'ops', 'devices', 'HEFT', 'planner', 'planner bound', 'CBC', 'CBC status',
+           'MIP binaries'], rows)
+    print(f'\nplanner below HEFT on {beat_heft}/{count}; below CBC (or CBC without a '
+          f'schedule) on {beat_cbc}/{count}')
+
+
+def section_dualpipe(b):
+    print("\n## dualpipe: DualPipe's example, bidirectional placement, cap = PP+1 = 9\n")
+    rows = []
+    example = os.path.join(ROOT, 'examples/pipeline/dualpipe_example.json')
+    for keep in ('0', '0.5', '1'):
+        for cap in ('9', '8', '7'):
+            args = [example, '--placement', 'bidirectional', '--mem-cap', cap, '--keep', keep]
+            proc, _ = run([b.cli, 'pipeline', *args, '--schedule', 'DualPipe', '--json'])
+            dp = json.loads(proc.stdout) if proc.returncode in (0, 3) and proc.stdout else None
+            r = b.plan(args, 60)
+            idle = None
+            if 'makespan' in r:
+                idle = r['makespan'] - 60
+            rows.append([keep, cap, fmt(dp['makespan']) if dp else '-',
+                         fmt(max(dp['bubble']['global'])) if dp else '-',
+                         'yes' if dp and dp['valid'] else 'no', fmt(r.get('makespan')),
+                         fmt(idle), fmt(r.get('bound')), 'yes' if r.get('optimal') else 'no',
+                         fmt(r.get('seconds') or r.get('wall'))])
+    table(['keep', 'cap', 'DualPipe makespan', 'DualPipe idle/device', 'DualPipe fits',
+           'planner', 'planner idle/device', 'bound', 'proven', 'seconds'], rows)
+
+
+def section_mipsize(b):
+    limit = b.opts.mip_limit
+    print(f'\n## mipsize: where the MIP stops being useful (uniform, F = B = W = 1, cap p, '
+          f'linear; {limit} s)\n')
+    rows = []
+    sizes = [(2, 2), (3, 3), (4, 4), (4, 6), (4, 8), (6, 6), (8, 8), (8, 16), (16, 16)]
+    if b.opts.quick:
+        sizes = sizes[:6]
+    for p, m in sizes:
+        args = ['--stages', str(p), '--microbatches', str(m), '--F', '1', '--B', '1', '--W', '1',
+                '--mem-cap', str(p), '--placement', 'linear']
+        lp, size = b.emit_lp(args, f'size_{p}_{m}')
+        c = b.solve_cbc(lp, limit)
+        h = b.solve_highs(lp, limit)
+        r = b.plan(args, limit)
+        rows.append([p, m, 3 * p * m, size.get('binaries', '-'), size.get('rows', '-'),
+                     fmt(r['makespan']), fmt(c.get('objective')), c['status'],
+                     fmt(c.get('first')), fmt(c.get('wall')), fmt(c.get('bound')),
+                     fmt(h.get('objective')), h.get('status'), fmt(h.get('wall'))])
+    table(['p', 'm', 'ops', 'binaries', 'rows', 'planner (proven)', 'CBC', 'CBC status',
+           'CBC first s', 'CBC s', 'CBC bound', 'HiGHS', 'HiGHS status', 'HiGHS s'], rows)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument('--cli', default=os.path.join(ROOT, 'build/native/shardlab'))
+    ap.add_argument('--sections', default='equal,dag,dualpipe,mipsize')
+    ap.add_argument('--quick', action='store_true', help='fewer instances')
+    ap.add_argument('--mip-limit', type=float, default=60)
+    ap.add_argument('--dag-limit', type=float, default=10)
+    ap.add_argument('--dag-count', type=int, default=12)
+    opts = ap.parse_args()
+    b = Bench(opts)
+    print(f'# pipeline planner benchmark ({time.strftime("%Y-%m-%d %H:%M")}, '
+          f'{os.cpu_count()} cores, CLI {opts.cli})')
+    for name in opts.sections.split(','):
+        {'equal': section_equal, 'dag': section_dag, 'dualpipe': section_dualpipe,
+         'mipsize': section_mipsize}[name](b)
+    shutil.rmtree(b.tmp, ignore_errors=True)
+
+
+if __name__ == '__main__':
+    main()
