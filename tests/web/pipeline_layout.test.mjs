@@ -162,3 +162,26 @@ test('the memory envelope keeps every peak per pixel column', () => {
   const sparse = L.stepEnvelope([2], [3], x, 0, 8, 4);
   assert.deepEqual(Array.from(sparse), [-Infinity, -Infinity, -Infinity, -Infinity, 3, 3, 3, 3]);
 });
+
+test('the tooltip names the ops of a cell, its times, its wait and its arrows', async () => {
+  const I = await import(pathToFileURL(path.join(SOURCE, 'web/pipeline/timeline_input.mjs')).href);
+  const layout = L.buildLayout(small);
+  assert.equal(
+      I.tooltipText(layout, layout.opSlot[6], 0),
+      'F 1 \u00b7 stage 1 \u00b7 dev 1\n4 \u2192 5 (1)\ninputs ready at 2; waited 2 (device busy)\n' +
+          '1 dependencies, 1 dependents');
+  assert.equal(
+      I.describeOp({
+        kind: 'FB',
+        microbatch: 7,
+        stage: 2,
+        chunk: 0,
+        direction: 0,
+        device: 2,
+        backward: {stage: 5, chunk: 0, direction: 1, microbatch: 13}
+      }),
+      'F 7 \u00b7 stage 2 \u00b7 dev 2\n  overlapped with B+W 13 \u00b7 stage 5 \u00b7 reverse direction \u00b7 dev 2');
+  assert.equal(
+      I.describeOp({kind: 'BW', microbatch: 0, operator: 'attn', chunk: 1, device: 0}),
+      'B+W 0 \u00b7 operator attn \u00b7 chunk 1 \u00b7 dev 0');
+});

@@ -4,15 +4,15 @@
 // halves inside a black border), numbered by micro-batch, shaded by chunk and
 // direction, idle gaps hatched, memory tracks under the rows. Hovering a cell
 // draws its dependency arrows (communication delays solid, waiting dotted)
-// and a tooltip; ctrl+wheel or +/- zooms the time axis, drag or shift+wheel
-// pans, double-click fits. One canvas, redrawn at most once per frame (Plot),
-// drawing only the cells in view: DualPipe-sized schedules stay fluid.
+// and a tooltip; zoom and pan come from timeline_input.mjs. One canvas, redrawn at most once per
+// frame (Plot), drawing only the cells in view: DualPipe-sized schedules stay fluid.
 import {COLORS, FONT, Plot} from '../plots/canvas.mjs';
 import {linearScale} from '../plots/scales.mjs';
 
 import {CellBatch, PALETTE} from './cells.mjs';
-import {arrowsOf, buildLayout, clampDomain, panDomain, slackOf, slotAt, visibleRange, zoomDomain} from './layout.mjs';
+import {arrowsOf, buildLayout, clampDomain, panDomain, slotAt, visibleRange, zoomDomain} from './layout.mjs';
 import {drawMemoryTracks, MEMORY_LEGEND} from './memory_track.mjs';
+import {attachInput, tooltipText} from './timeline_input.mjs';
 
 const LEFT = 58;
 const RIGHT = 12;
@@ -50,16 +50,14 @@ export class Timeline {
     this.showMemory = true;
     this.comm = 0;
     this.plot = new Plot(canvas, (ctx, w, h) => this.draw(ctx, w, h));
-    this.wire();
+    attachInput(this);
   }
 
   /** Shows schedules (1 or 2) on one time axis; keeps the zoom when asked. */
   setSchedules(entries, {comm = 0, keepZoom = false} = {}) {
-    this.blocks = entries.filter((e) => e && e.schedule).map((e) => ({
-                                                               schedule: e.schedule,
-                                                               title: e.title || e.schedule.name,
-                                                               layout: buildLayout(e.schedule),
-                                                             }));
+    const block = (e) => (
+        {schedule: e.schedule, title: e.title || e.schedule.name, layout: buildLayout(e.schedule)});
+    this.blocks = entries.filter((e) => e && e.schedule).map(block);
     this.comm = comm;
     this.canvas.dataset.schedules = this.blocks.map((b) => b.schedule.name).join(',');
     const max = Math.max(1e-9, ...this.blocks.map((b) => b.layout.makespan));
@@ -335,17 +333,7 @@ export class Timeline {
       this.tooltip.hidden = true;
       return;
     }
-    const {layout, slot: s} = hit;
-    const slot = layout.slots[s];
-    const lines = slot.ops.map((i) => describeOp(layout.ops[i]));
-    lines.push(`${fmt(slot.start)} \u2192 ${fmt(slot.end)} (${fmt(slot.end - slot.start)})`);
-    const slack = slackOf(layout, s, this.comm);
-    if (slack !== null && slack > 1e-9) {
-      lines.push(`inputs ready at ${fmt(slot.start - slack)}; waited ${fmt(slack)} (device busy)`);
-    }
-    const {preds, succs} = arrowsOf(layout, s, this.comm);
-    lines.push(`${preds.length} dependencies, ${succs.length} dependents`);
-    this.tooltip.textContent = lines.join('\n');
+    this.tooltip.textContent = tooltipText(hit.layout, hit.slot, this.comm);
     this.tooltip.hidden = false;
     const box = this.canvas.getBoundingClientRect();
     const parent = this.tooltip.offsetParent || this.canvas.parentElement;
@@ -384,76 +372,6 @@ export class Timeline {
     this.plot.request();
     if (this.onZoom) this.onZoom(this.domain);
   }
-
-  wire() {
-    const c = this.canvas;
-    const local = (e) => {
-      const r = c.getBoundingClientRect();
-      return [e.clientX - r.left, e.clientY - r.top];
-    };
-    let drag = null;
-    c.addEventListener('mousemove', (e) => {
-      const [px, py] = local(e);
-      if (drag) {
-        const x = this.scale(c.clientWidth);
-        this.domain = panDomain(drag.domain, x.invert(drag.px) - x.invert(px), this.max);
-        this.plot.request();
-        return;
-      }
-      this.setHover(this.hitTest(px, py), px, py);
-    });
-    c.addEventListener('mouseleave', () => this.setHover(null));
-    c.addEventListener('mousedown', (e) => {
-      const [px] = local(e);
-      drag = {px, domain: this.domain.slice(), moved: false};
-    });
-    window.addEventListener('mouseup', () => {
-      if (drag && this.onZoom) this.onZoom(this.domain);
-      drag = null;
-    });
-    c.addEventListener('dblclick', () => this.fit());
-    c.addEventListener('wheel', (e) => {
-      const [px] = local(e);
-      if (e.ctrlKey || e.metaKey) {
-        e.preventDefault();
-        this.zoom(Math.exp(e.deltaY * 0.002), this.scale(c.clientWidth).invert(px));
-      } else if (e.shiftKey || Math.abs(e.deltaX) > Math.abs(e.deltaY)) {
-        e.preventDefault();
-        const span = this.domain[1] - this.domain[0];
-        this.pan(((e.shiftKey ? e.deltaY : e.deltaX) / c.clientWidth) * span);
-      }
-    }, {passive: false});
-    c.addEventListener('keydown', (e) => {
-      const span = this.domain[1] - this.domain[0];
-      const act = {
-        '+': () => this.zoom(0.7),
-        '=': () => this.zoom(0.7),
-        '-': () => this.zoom(1 / 0.7),
-        '0': () => this.fit(),
-        ArrowLeft: () => this.pan(-span * 0.15),
-        ArrowRight: () => this.pan(span * 0.15),
-      }[e.key];
-      if (act) {
-        e.preventDefault();
-        act();
-      }
-    });
-  }
-}
-
-/** One line on an op for the tooltip: "F 3 · stage 2 · chunk 1 · reverse". */
-export function describeOp(op) {
-  if (op.kind === 'FB' && op.backward) {
-    return `${describeOp({...op, kind: 'F'})}\n  overlapped with ${
-        describeOp({...op.backward, kind: 'B+W', device: op.device})}`;
-  }
-  const parts = [`${op.kind === 'BW' ? 'B+W' : op.kind} ${op.microbatch}`];
-  if (op.operator !== undefined) parts.push(`operator ${op.operator}`);
-  if (op.stage !== undefined) parts.push(`stage ${op.stage}`);
-  if (op.chunk) parts.push(`chunk ${op.chunk}`);
-  if (op.direction) parts.push('reverse direction');
-  parts.push(`dev ${op.device}`);
-  return parts.join(' \u00b7 ');
 }
 
 function blockSummary(schedule) {
