@@ -148,8 +148,21 @@ export class PlanPanel {
       this.chart.addOverall(seconds, best.makespan, bound);
     else
       this.chart.setTime(seconds);
-    if (stats) this.$('pl-stats').textContent = statsLine(stats);
+    if (stats) {
+      this.$('pl-stats').textContent = statsLine(stats);
+      this.warmStartReference(stats);
+    }
     this.showNumbers();
+  }
+
+  // The planner says which published schedules run on its placement and how
+  // long they take: the best of them is the line its curve must beat.
+  warmStartReference(stats) {
+    const starts = Object.entries(stats.warm_start || {}).filter(([, v]) => Number.isFinite(v));
+    if (!starts.length || this.referenced === stats.placement) return;
+    this.referenced = stats.placement;
+    const [name, value] = starts.reduce((a, b) => (b[1] < a[1] ? b : a));
+    this.chart.setReferences([[name, value, '#a16207']]);
   }
 
   // ---- the MIP ----
@@ -195,6 +208,7 @@ export class PlanPanel {
     const {timeS} = this.settings();
     this.running = this.engine;
     this.runOptions = this.options();
+    this.referenced = null;
     this.setButtons();
     this.chart.reset(null);
     this.chart.setReferences(this.references());
