@@ -16,12 +16,7 @@ namespace {
 
 using nlohmann::ordered_json;
 
-ordered_json num(double value) {
-  if (std::isfinite(value) && value == std::floor(value) && std::fabs(value) < 9e15) {
-    return static_cast<int64_t>(value);
-  }
-  return value;
-}
+const auto num = json_number;
 
 std::string slot_name(const Expansion& e, const Slot& slot) {
   auto label = [&](int32_t op) {
@@ -42,18 +37,6 @@ std::string slot_name(const Expansion& e, const Slot& slot) {
       break;
   }
   return label(slot.op);
-}
-
-const char* slot_kind(const Expansion& e, const Slot& slot) {
-  switch (slot.kind) {
-    case SlotKind::kPair:
-      return "FB";
-    case SlotKind::kFullBackward:
-      return "BW";
-    case SlotKind::kSingle:
-      break;
-  }
-  return kind_name(e.ops[slot.op].kind);
 }
 
 // ---- CSV reading ----
@@ -235,7 +218,7 @@ std::string chrome_trace_json(const ScheduleResult& s) {
     const Op& o = e.ops[ts.slot.op];
     const Unit& u = e.units[o.unit];
     ordered_json args;
-    args["kind"] = slot_kind(e, ts.slot);
+    args["kind"] = slot_kind_name(e, ts.slot);
     args["microbatch"] = o.microbatch;
     if (e.form == Form::kOperators) {
       args["operator"] = e.operator_names[u.stage];
@@ -247,7 +230,7 @@ std::string chrome_trace_json(const ScheduleResult& s) {
     args["start"] = num(e.time_value(ts.start));
     args["end"] = num(e.time_value(ts.end));
     events.push_back({{"name", slot_name(e, ts.slot)},
-                      {"cat", slot_kind(e, ts.slot)},
+                      {"cat", slot_kind_name(e, ts.slot)},
                       {"ph", "X"},
                       {"pid", ts.device},
                       {"tid", ts.device},

@@ -33,15 +33,7 @@ struct Chain {
 std::vector<Chain> rank_chains(const PlanGraph& g, bool symmetry) {
   std::vector<Chain> out;
   if (!symmetry) return out;
-  std::vector<std::vector<int32_t>> members(g.classes);
-  for (int32_t i = 0; i < g.num_ops(); ++i) {
-    const PlanOp& op = g.ops[i];
-    if (op.sym_class < 0) continue;
-    auto& m = members[op.sym_class];
-    if (static_cast<int32_t>(m.size()) <= op.sym_rank) m.resize(op.sym_rank + 1, -1);
-    m[op.sym_rank] = i;
-  }
-  for (const auto& m : members) {
+  for (const auto& m : g.class_members()) {
     for (size_t r = 1; r < m.size(); ++r) out.push_back({m[r - 1], m[r]});
   }
   return out;

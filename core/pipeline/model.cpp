@@ -61,6 +61,17 @@ void index_arcs(Expansion* e) {
   }
 }
 
+// The caps in ticks (rounded down: a cap that is not a whole tick never
+// admits more than it says) and the arcs' index.
+void finish(const Problem& problem, Expansion* e) {
+  e->mem_cap.assign(e->devices, Expansion::kNoCap);
+  for (int32_t d = 0; d < static_cast<int32_t>(problem.mem_cap.size()); ++d) {
+    e->mem_cap[d] = static_cast<int64_t>(
+        std::floor(problem.mem_cap[d] * static_cast<double>(e->mem_scale) + 1e-9));
+  }
+  index_arcs(e);
+}
+
 // Stage count and split of a stages problem under a placement. For uniform
 // problems `stage_count` is what the placement needs; explicit stages must
 // match it.
@@ -249,13 +260,7 @@ Result<Expansion> expand_stages(const Problem& problem, const Placement& placeme
   }
   e.arcs.reserve(static_cast<size_t>(m) * (3 * S));
   for (int32_t k = 0; k < m; ++k) chain_arcs(&e, k, e.microbatch_copy[k], comm);
-  e.mem_cap.assign(p, Expansion::kNoCap);
-  for (int32_t d = 0; d < static_cast<int32_t>(problem.mem_cap.size()); ++d) {
-    // Rounded down: a cap that is not a whole tick never admits more than it says.
-    e.mem_cap[d] = static_cast<int64_t>(
-        std::floor(problem.mem_cap[d] * static_cast<double>(e.mem_scale) + 1e-9));
-  }
-  index_arcs(&e);
+  finish(problem, &e);
   return e;
 }
 
@@ -327,12 +332,7 @@ Result<Expansion> expand_operators(const Problem& problem) {
       e.arcs.push_back({e.op_of(k, i, OpKind::kB), e.op_of(k, i, OpKind::kW), 0});
     }
   }
-  e.mem_cap.assign(p, Expansion::kNoCap);
-  for (int32_t d = 0; d < static_cast<int32_t>(problem.mem_cap.size()); ++d) {
-    e.mem_cap[d] = static_cast<int64_t>(
-        std::floor(problem.mem_cap[d] * static_cast<double>(e.mem_scale) + 1e-9));
-  }
-  index_arcs(&e);
+  finish(problem, &e);
   return e;
 }
 

@@ -12,6 +12,11 @@
 
 namespace shardlab::pipeline {
 
+// The op of micro-batch mb at stage `stage` of a one-copy chain.
+inline int32_t chain_op(const Expansion& e, int32_t mb, int32_t stage, OpKind kind) {
+  return e.op_of(mb, e.unit_at(0, stage), kind);
+}
+
 class OrderBuilder {
  public:
   // Units keep their fixed device (every unit of a generator's placement has one).

@@ -15,14 +15,9 @@ namespace {
 
 using nlohmann::ordered_json;
 
-// A number as JSON: integral values as integers, so that "start": 4 reads
-// as written and native and wasm print the same bytes.
-ordered_json num(double value) {
-  if (std::isfinite(value) && value == std::floor(value) && std::fabs(value) < 9e15) {
-    return static_cast<int64_t>(value);
-  }
-  return value;
-}
+// Integral numbers as JSON integers, so that "start": 4 reads as written
+// and native and wasm print the same bytes.
+ordered_json num(double value) { return json_number(value); }
 
 ordered_json times(const Expansion& e, const std::vector<int64_t>& ticks) {
   ordered_json out = ordered_json::array();
@@ -60,16 +55,7 @@ ordered_json problem_summary(const Problem& problem, const Expansion& e) {
     for (const char* key : {"F", "B", "W", "FB", "act", "keep", "param"}) out[key] = nullptr;
   }
   out["comm"] = num(problem.comm);
-  if (problem.mem_cap.empty()) {
-    out["mem_cap"] = nullptr;
-  } else if (std::all_of(problem.mem_cap.begin(), problem.mem_cap.end(),
-                         [&](double c) { return c == problem.mem_cap[0]; })) {
-    out["mem_cap"] = num(problem.mem_cap[0]);
-  } else {
-    ordered_json caps = ordered_json::array();
-    for (double c : problem.mem_cap) caps.push_back(num(c));
-    out["mem_cap"] = caps;
-  }
+  out["mem_cap"] = caps_json(problem.mem_cap);
   out["time_scale"] = e.time_scale;
   out["mem_scale"] = e.mem_scale;
   return out;
@@ -87,18 +73,6 @@ void describe_op(const Expansion& e, int32_t op, ordered_json* out) {
   (*out)["chunk"] = u.chunk;
   (*out)["direction"] = u.copy;
   (*out)["microbatch"] = o.microbatch;
-}
-
-const char* slot_kind_name(const Expansion& e, const Slot& slot) {
-  switch (slot.kind) {
-    case SlotKind::kPair:
-      return "FB";
-    case SlotKind::kFullBackward:
-      return "BW";
-    case SlotKind::kSingle:
-      break;
-  }
-  return kind_name(e.ops[slot.op].kind);
 }
 
 // Multiplies every time of an expansion by `factor` (a finer tick), so that

@@ -35,18 +35,17 @@ struct PlanEngine::Impl {
   bool infeasible = false;
   Rng rng;
 
-  std::unique_ptr<ScheduleSearch> prover;
-  int64_t prover_target = -1;
-  int64_t prover_step = 1;
-  int64_t prover_budget = 0;
-  int64_t prover_spent = 0;
-  int32_t prover_restarts = 0;
-
-  // Bisection probe between the bound and the incumbent.
-  std::unique_ptr<ScheduleSearch> improver;
-  int64_t improver_target = -1;
-  int64_t improver_budget = 0, improver_spent = 0;
-  int32_t improver_restarts = 0;
+  struct Probe {
+    Probe(bool below, const char* who) : from_below(below), name(who) {}
+    bool from_below;   // the prover; else the bisecting improver
+    const char* name;  // the source of its schedules
+    std::unique_ptr<ScheduleSearch> search;
+    int64_t target = -1, base = 0, step = 1;
+    int64_t budget = 0, spent = 0;
+    int32_t restarts = 0;
+  };
+  Probe prover{true, "prover"};
+  Probe improver{false, "search"};
   std::unique_ptr<ScheduleSearch> diver;  // holds the dives' own state
 
   double credit_prover = 0, credit_improver = 0, credit_dive = 0, credit_lns = 0;
@@ -108,113 +107,65 @@ struct PlanEngine::Impl {
     return ok && take(found, "dive");
   }
 
-  // The prover's target: the bound plus a step that doubles while probes
-  // are refuted quickly (fine time units make one-tick steps slow) and
-  // halves when a probe needs a restart; never at or above the incumbent.
-  int64_t prover_goal() const {
-    int64_t t = lb + prover_step - 1;
-    if (!best.empty()) t = std::min(t, best.makespan - 1);
-    return std::max(t, lb);
-  }
-
-  bool run_prover(int64_t budget) {
-    bool improved = false;
-    while (budget > 0 && !finished()) {
-      const bool stale =
-          !prover || prover_target < lb || (!best.empty() && prover_target >= best.makespan);
-      if (stale) {
-        prover_target = prover_goal();
-        prover_restarts = 0;
-        prover_budget = cfg.restart_nodes;
-        prover_spent = 0;
-        prover = std::make_unique<ScheduleSearch>(g, search_config(0, 0.0));
-        prover->set_upper(prover_target + 1);
-      } else if (prover_spent >= prover_budget) {
-        ++prover_restarts;
-        prover_budget += prover_budget / 2;
-        prover_spent = 0;
-        if (prover_target > lb) {
-          prover_step = std::max<int64_t>(1, prover_step / 2);
-          prover_target = prover_goal();
-        }
-        const int32_t rule = prover_restarts % kRules;
-        const double noise = prover_restarts < kRules ? 0.0 : 0.2;
-        prover = std::make_unique<ScheduleSearch>(g, search_config(rule, noise));
-        prover->set_upper(prover_target + 1);
-      }
-      const int64_t before = prover->nodes();
-      const int64_t slice = std::min(budget, prover_budget - prover_spent);
-      PlanSchedule found;
-      const bool hit = prover->run(slice, &found);
-      const int64_t used = std::max<int64_t>(1, prover->nodes() - before);
-      budget -= used;
-      prover_spent += used;
-      nodes += used;
-      if (hit) {
-        improved |= take(found, "prover");
-        // At the bound itself the schedule is optimal.
-        if (prover_target == lb) lb = std::max(lb, found.makespan);
-      } else if (prover->exhausted()) {
-        lb = prover_target + 1;
-        prover_step = std::min<int64_t>(prover_step * 2, int64_t{1} << 40);
-        ++bound_raises;
-        improved = true;
-      }
-    }
-    return improved;
-  }
-
-  // The improver probes halfway between the bound and the incumbent: a
-  // schedule found there halves the gap from above, an exhausted probe
-  // raises the bound to the target plus one; a probe that needs a restart
-  // moves its target up, towards the plain search below the incumbent
-  // (which, exhausted, proves the incumbent optimal).
-  int64_t improver_goal() const {
+  // A probe asks the search for a schedule of makespan <= target. The
+  // prover's target is the bound plus a step that doubles while probes are
+  // refuted quickly (fine time units make one-tick steps slow) and halves
+  // on a restart. The improver's is halfway between a base (the bound, then
+  // past each stalled target) and the incumbent, so a find halves the gap
+  // from above and a stalled probe moves towards the plain search below
+  // the incumbent (which, exhausted, proves it optimal). Either way an
+  // exhausted probe raises the bound to its target plus one.
+  int64_t goal(const Probe& p) const {
+    const int64_t ub = best.empty() ? kNoCap : best.makespan;
+    if (p.from_below) return std::max(lb, std::min(lb + p.step - 1, ub - 1));
     if (best.empty()) return kNoCap - 1;
-    const int64_t ub = best.makespan;
-    return std::max(lb, std::min(ub - 1, improver_target_base + (ub - improver_target_base) / 2));
+    return std::max(lb, std::min(ub - 1, p.base + (ub - p.base) / 2));
   }
-  int64_t improver_target_base = 0;
 
-  bool run_improver(int64_t budget) {
+  bool run_probe(Probe& p, int64_t budget) {
     bool improved = false;
     while (budget > 0 && !finished()) {
       const int64_t ub = best.empty() ? kNoCap : best.makespan;
-      const bool stale = !improver || improver_target < lb || improver_target >= ub;
-      if (stale || improver_spent >= improver_budget) {
+      const bool stale = !p.search || p.target < lb || p.target >= ub;
+      if (stale || p.spent >= p.budget) {
         if (stale) {
-          improver_target_base = lb;
-          improver_restarts = 0;
-          improver_budget = cfg.restart_nodes;
+          p.restarts = 0;
+          p.budget = cfg.restart_nodes;
+          p.base = lb;
         } else {
-          // Restart nearer the incumbent, with the next rule.
-          ++improver_restarts;
-          improver_budget += improver_budget / 2;
-          improver_target_base = improver_target + 1;
+          ++p.restarts;
+          p.budget += p.budget / 2;
+          if (p.from_below) {
+            p.step = std::max<int64_t>(1, p.step / 2);
+          } else {
+            p.base = p.target + 1;
+          }
         }
-        improver_spent = 0;
-        improver_target = improver_goal();
-        const int32_t rule = (improver_restarts + 2) % kRules;
-        improver = std::make_unique<ScheduleSearch>(
-            g, search_config(rule, improver_restarts < kRules ? 0.0 : 0.2));
-        improver->set_upper(improver_target + 1);
+        p.spent = 0;
+        p.target = goal(p);
+        // Each restart takes the next child-order rule, then noisy ones.
+        const int32_t rule = (p.restarts + (p.from_below ? 0 : 2)) % kRules;
+        p.search = std::make_unique<ScheduleSearch>(
+            g, search_config(rule, p.restarts < kRules ? 0.0 : 0.2));
+        p.search->set_upper(p.target + 1);
       }
-      const int64_t before = improver->nodes();
-      const int64_t slice = std::min(budget, improver_budget - improver_spent);
+      const int64_t before = p.search->nodes();
       PlanSchedule found;
-      const bool hit = improver->run(slice, &found);
-      const int64_t used = std::max<int64_t>(1, improver->nodes() - before);
+      const bool hit = p.search->run(std::min(budget, p.budget - p.spent), &found);
+      const int64_t used = std::max<int64_t>(1, p.search->nodes() - before);
       budget -= used;
-      improver_spent += used;
+      p.spent += used;
       nodes += used;
       if (hit) {
-        improved |= take(found, "search");
-      } else if (improver->exhausted()) {
-        if (best.empty() && improver_target >= kNoCap - 1) {
+        improved |= take(found, p.name);
+        if (p.target == lb) lb = std::max(lb, found.makespan);  // at the bound: optimal
+      } else if (p.search->exhausted()) {
+        if (best.empty() && p.target >= kNoCap - 1) {
           infeasible = true;
         } else {
-          lb = std::max(lb, improver_target + 1);
+          lb = std::max(lb, p.target + 1);
         }
+        if (p.from_below) p.step = std::min<int64_t>(p.step * 2, int64_t{1} << 40);
         ++bound_raises;
         improved = true;
       }
@@ -255,12 +206,12 @@ struct PlanEngine::Impl {
     if (credit_prover >= 1) {
       const int64_t b = static_cast<int64_t>(credit_prover);
       credit_prover -= b;
-      improved |= run_prover(b);
+      improved |= run_probe(prover, b);
     }
     if (!finished() && credit_improver >= 1) {
       const int64_t b = static_cast<int64_t>(credit_improver);
       credit_improver -= b;
-      improved |= run_improver(b);
+      improved |= run_probe(improver, b);
     }
     const double dive_cost = std::max<int32_t>(1, g.num_ops());
     while (!finished() && credit_dive >= dive_cost) {
@@ -299,11 +250,11 @@ std::string PlanEngine::stats_json() const {
   j["phase"] = m.infeasible ? "infeasible" : m.finished() ? "optimal" : "searching";
   j["ops"] = m.g.num_ops();
   j["nodes"] = m.nodes;
-  j["prover_target"] = m.prover_target;
-  j["prover_restarts"] = m.prover_restarts;
+  j["prover_target"] = m.prover.target;
+  j["prover_restarts"] = m.prover.restarts;
   j["bound_raises"] = m.bound_raises;
-  j["improver_target"] = m.improver_target;
-  j["improver_restarts"] = m.improver_restarts;
+  j["improver_target"] = m.improver.target;
+  j["improver_restarts"] = m.improver.restarts;
   j["dives"] = m.dives;
   j["dead_end_dives"] = m.dead_dives;
   j["lns_moves"] = m.lns_moves;

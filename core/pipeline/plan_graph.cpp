@@ -48,6 +48,18 @@ int64_t PlanGraph::min_delay(const PlanArc& arc) const {
   return share_device(groups[ga], groups[gb]) ? 0 : arc.delay;
 }
 
+std::vector<std::vector<int32_t>> PlanGraph::class_members() const {
+  std::vector<std::vector<int32_t>> members(classes);
+  for (int32_t i = 0; i < num_ops(); ++i) {
+    const PlanOp& op = ops[i];
+    if (op.sym_class < 0) continue;
+    auto& m = members[op.sym_class];
+    if (static_cast<int32_t>(m.size()) <= op.sym_rank) m.resize(op.sym_rank + 1, -1);
+    m[op.sym_rank] = i;
+  }
+  return members;
+}
+
 Status PlanGraph::finalize() {
   const int32_t n = num_ops();
   if (devices <= 0) return bad("no devices");

@@ -73,6 +73,9 @@ struct PlanGraph {
   // The delay an arc costs at least, over every placement its groups allow.
   int64_t min_delay(const PlanArc& arc) const;
 
+  // The ops of every class by rank: class_members()[c][r].
+  std::vector<std::vector<int32_t>> class_members() const;
+
   // Indexes the arcs, checks the graph (acyclic, groups and devices in
   // range, classes within one group with ranks 0..n-1 whose members are
   // not ordered against rank by an arc), and computes head/tail. Returns

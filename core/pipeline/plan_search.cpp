@@ -396,14 +396,7 @@ struct ScheduleSearch::Impl {
   std::vector<int32_t> key_buf;
 
   Impl(const PlanGraph& graph, const SearchConfig& cfg) : g(graph), config(cfg) {
-    members.assign(g.classes, {});
-    for (int32_t i = 0; i < g.num_ops(); ++i) {
-      const PlanOp& op = g.ops[i];
-      if (op.sym_class < 0) continue;
-      auto& m = members[op.sym_class];
-      if (static_cast<int32_t>(m.size()) <= op.sym_rank) m.resize(op.sym_rank + 1, -1);
-      m[op.sym_rank] = i;
-    }
+    members = g.class_members();
     // Twins: devices with the same cap that no fixed group uses and that
     // every flexible group allows both or neither of.
     twin.assign(g.devices, 0);

@@ -11,6 +11,7 @@
 #include "core/pipeline/generators.h"
 #include "core/pipeline/heft.h"
 #include "core/pipeline/merge.h"
+#include "core/pipeline/plan_bound.h"
 #include "core/pipeline/plan_engine.h"
 #include "core/pipeline/plan_problem.h"
 
@@ -227,9 +228,11 @@ struct Planner::Impl {
   }
 
   // The placement to plan on: the problem's or the options', else (stages,
-  // warm start on) the placement of the best published schedule that fits
-  // the caps, so that an open problem is planned where the known schedules
-  // do best (e.g. DualPipe's two copies); else the default.
+  // warm start on) among the placements of the published schedules that fit
+  // the caps, the one with the least lower bound (ties: the best published
+  // makespan), so an open problem is planned where the best schedule can be
+  // (DualPipe's example: two copies, bound 63, beat V-shape's 63.5); else
+  // the default.
   Placement choose_placement(const Problem& problem, const PlannerOptions& options) {
     if (problem.placement.kind != PlacementKind::kAuto ||
         options.placement.kind != PlacementKind::kAuto || problem.form != Form::kStages ||
@@ -237,7 +240,7 @@ struct Planner::Impl {
       return options.placement;
     }
     Placement chosen = options.placement;
-    double best_makespan = -1;
+    double best_bound = -1, best_makespan = -1;
     for (const ScheduleInfo& info : list_schedules(problem)) {
       if (!info.applicable) continue;
       Result<Generated> gen = generate(problem, info.name);
@@ -245,8 +248,15 @@ struct Planner::Impl {
       Result<Timeline> t = simulate(gen.value().expansion, gen.value().order);
       if (!t.is_ok() || !check_schedule(gen.value().expansion, t.value()).valid) continue;
       const Expansion& ge = gen.value().expansion;
+      Result<PlanGraph> graph = plan_graph_of(ge);
+      if (!graph.is_ok()) continue;
+      const double bound = ge.time_value(root_bound(graph.value()));
       const double makespan = ge.time_value(measure(ge, t.value()).makespan);
-      if (best_makespan >= 0 && makespan >= best_makespan) continue;
+      if (best_bound >= 0 &&
+          (bound > best_bound || (bound == best_bound && makespan >= best_makespan))) {
+        continue;
+      }
+      best_bound = bound;
       best_makespan = makespan;
       chosen.kind = ge.placement;
       chosen.chunks = ge.chunks;

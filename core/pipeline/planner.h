@@ -16,9 +16,9 @@
 //
 // What is solved: the expansion of the problem under its placement (the
 // problem's own, else options' placement; when both are open, for stages,
-// the placement of the best published schedule that fits the caps, e.g.
-// DualPipe's two copies; else linear for stages and free for operators;
-// expansion() tells): every F, B and W of every micro-batch is an operation on
+// among the placements of the published schedules that fit the caps the
+// one with the least lower bound, e.g. DualPipe's two copies; else linear
+// for stages and free for operators; expansion() tells): every F, B and W of every micro-batch is an operation on
 // the device of its unit (for free placements the planner also chooses the
 // device of each unit), with the arcs and communication delays of model.h,
 // one operation at a time per device, and memory (activations + parameters)

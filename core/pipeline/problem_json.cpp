@@ -312,10 +312,7 @@ Result<Problem> read_problem_json(const std::string& source, std::string_view te
 
 std::string problem_json(const Problem& problem, int indent) {
   nlohmann::ordered_json out;
-  auto num = [](double x) -> nlohmann::ordered_json {
-    if (x == static_cast<double>(static_cast<int64_t>(x))) return static_cast<int64_t>(x);
-    return x;
-  };
+  const auto num = json_number;
   auto values = [&](nlohmann::ordered_json* o, double f, double b, double w, double fb, double act,
                     double keep, double param) {
     (*o)["F"] = num(f);
@@ -332,14 +329,7 @@ std::string problem_json(const Problem& problem, int indent) {
   out["devices"] = problem.devices;
   out["microbatches"] = problem.microbatches;
   out["comm"] = num(problem.comm);
-  if (problem.mem_cap.empty()) {
-    out["mem_cap"] = nullptr;
-  } else if (std::all_of(problem.mem_cap.begin(), problem.mem_cap.end(),
-                         [&](double c) { return c == problem.mem_cap[0]; })) {
-    out["mem_cap"] = num(problem.mem_cap[0]);
-  } else {
-    for (double c : problem.mem_cap) out["mem_cap"].push_back(num(c));
-  }
+  out["mem_cap"] = caps_json(problem.mem_cap);
   out["chunks"] = problem.placement.chunks;
   if (problem.placement.kind == PlacementKind::kExplicit) {
     out["placement"] = problem.placement.devices.size() == 1

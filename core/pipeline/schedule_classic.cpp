@@ -10,20 +10,12 @@
 #include "core/pipeline/schedules.h"
 
 namespace shardlab::pipeline {
-namespace {
-
-int32_t stage_op(const Expansion& e, int32_t mb, int32_t stage, OpKind kind) {
-  return e.op_of(mb, e.unit_at(0, stage), kind);
-}
-
-}  // namespace
-
 Order gpipe_order(const Expansion& e) {
   OrderBuilder out(e);
   for (int32_t d = 0; d < e.devices; ++d) {
-    for (int32_t k = 0; k < e.microbatches; ++k) out.run(stage_op(e, k, d, OpKind::kF));
+    for (int32_t k = 0; k < e.microbatches; ++k) out.run(chain_op(e, k, d, OpKind::kF));
     for (int32_t k = 0; k < e.microbatches; ++k) {
-      out.full_backward(stage_op(e, k, d, OpKind::kB));
+      out.full_backward(chain_op(e, k, d, OpKind::kB));
     }
   }
   return out.take();
@@ -34,12 +26,12 @@ Order one_f_one_b_order(const Expansion& e) {
   const int32_t p = e.devices, m = e.microbatches;
   for (int32_t d = 0; d < p; ++d) {
     const int32_t warmup = std::min(p - d - 1, m);
-    for (int32_t k = 0; k < warmup; ++k) out.run(stage_op(e, k, d, OpKind::kF));
+    for (int32_t k = 0; k < warmup; ++k) out.run(chain_op(e, k, d, OpKind::kF));
     for (int32_t k = 0; k < m - warmup; ++k) {
-      out.run(stage_op(e, warmup + k, d, OpKind::kF));
-      out.full_backward(stage_op(e, k, d, OpKind::kB));
+      out.run(chain_op(e, warmup + k, d, OpKind::kF));
+      out.full_backward(chain_op(e, k, d, OpKind::kB));
     }
-    for (int32_t k = m - warmup; k < m; ++k) out.full_backward(stage_op(e, k, d, OpKind::kB));
+    for (int32_t k = m - warmup; k < m; ++k) out.full_backward(chain_op(e, k, d, OpKind::kB));
   }
   return out.take();
 }
@@ -57,7 +49,7 @@ Order interleaved_order(const Expansion& e) {
     int32_t chunk = group / p;
     if (!forward) chunk = v - 1 - chunk;
     const int32_t mb = (i / (p * v)) * p + i % p;
-    return stage_op(e, mb, chunk * p + d, forward ? OpKind::kF : OpKind::kB);
+    return chain_op(e, mb, chunk * p + d, forward ? OpKind::kF : OpKind::kB);
   };
   for (int32_t d = 0; d < p; ++d) {
     const int32_t warmup = m == p ? total : std::min((p - d - 1) * 2 + (v - 1) * p, total);

@@ -11,14 +11,6 @@
 #include "core/pipeline/schedules.h"
 
 namespace shardlab::pipeline {
-namespace {
-
-int32_t stage_op(const Expansion& e, int32_t mb, int32_t stage, OpKind kind) {
-  return e.op_of(mb, e.unit_at(0, stage), kind);
-}
-
-}  // namespace
-
 // Device d: 1F1B's warm-up; in steady step k an F, a B, and from step d on
 // the oldest pending W; in the cool-down each B is followed by a W; then the
 // rest of the W's.
@@ -27,14 +19,14 @@ Order zb_h1_order(const Expansion& e) {
   const int32_t p = e.devices, m = e.microbatches;
   for (int32_t d = 0; d < p; ++d) {
     const int32_t warmup = std::min(p - d - 1, m);
-    for (int32_t k = 0; k < warmup; ++k) out.run(stage_op(e, k, d, OpKind::kF));
+    for (int32_t k = 0; k < warmup; ++k) out.run(chain_op(e, k, d, OpKind::kF));
     for (int32_t k = 0; k < m - warmup; ++k) {
-      out.run(stage_op(e, warmup + k, d, OpKind::kF));
-      out.split_backward(stage_op(e, k, d, OpKind::kB));
+      out.run(chain_op(e, warmup + k, d, OpKind::kF));
+      out.split_backward(chain_op(e, k, d, OpKind::kB));
       if (k >= d) out.run_oldest_w(d);
     }
     for (int32_t k = m - warmup; k < m; ++k) {
-      out.split_backward(stage_op(e, k, d, OpKind::kB));
+      out.split_backward(chain_op(e, k, d, OpKind::kB));
       out.run_oldest_w(d);
     }
     out.flush_w(d);
@@ -51,11 +43,11 @@ Order zb_h2_order(const Expansion& e) {
   for (int32_t d = 0; d < p; ++d) {
     const int32_t warmup = std::min(2 * (p - d) - 1, m);
     int32_t next_f = 0;
-    while (next_f < warmup) out.run(stage_op(e, next_f++, d, OpKind::kF));
+    while (next_f < warmup) out.run(chain_op(e, next_f++, d, OpKind::kF));
     for (int32_t k = 0; k < m; ++k) {
-      out.split_backward(stage_op(e, k, d, OpKind::kB));
+      out.split_backward(chain_op(e, k, d, OpKind::kB));
       if (k >= 2 * d) out.run_oldest_w(d);
-      if (next_f < m) out.run(stage_op(e, next_f++, d, OpKind::kF));
+      if (next_f < m) out.run(chain_op(e, next_f++, d, OpKind::kF));
     }
     out.flush_w(d);
   }

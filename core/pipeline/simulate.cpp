@@ -13,6 +13,18 @@ Status invalid(const std::string& message) { return Status(StatusCode::kInvalidA
 
 }  // namespace
 
+const char* slot_kind_name(const Expansion& e, const Slot& slot) {
+  switch (slot.kind) {
+    case SlotKind::kPair:
+      return "FB";
+    case SlotKind::kFullBackward:
+      return "BW";
+    case SlotKind::kSingle:
+      break;
+  }
+  return kind_name(e.ops[slot.op].kind);
+}
+
 int64_t slot_duration(const Expansion& e, const Slot& slot) {
   switch (slot.kind) {
     case SlotKind::kPair:

@@ -58,6 +58,10 @@ struct Timeline {
   std::vector<TimedSlot> slots;  // device by device, each device's slots by start time
 };
 
+// The name of a slot's kind in the schedule JSON and traces: "F", "B", "W"
+// (single ops), "BW" (full backward), "FB" (pair).
+const char* slot_kind_name(const Expansion& expansion, const Slot& slot);
+
 // Duration of a slot: the op's, B + W for a full backward, the F&B time of a pair.
 int64_t slot_duration(const Expansion& expansion, const Slot& slot);
 

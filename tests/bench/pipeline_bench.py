@@ -31,8 +31,12 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 
 def run(args, timeout=None):
+    """(completed process or None when killed at the timeout, wall seconds)."""
     start = time.monotonic()
-    proc = subprocess.run(args, capture_output=True, text=True, timeout=timeout)
+    try:
+        proc = subprocess.run(args, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None, time.monotonic() - start
     return proc, time.monotonic() - start
 
 
@@ -83,9 +87,12 @@ class Bench:
         if os.path.exists(sol):
             os.remove(sol)
         proc, wall = run([self.cbc, lp, 'sec', str(limit), 'solve', 'solu', sol],
-                         timeout=limit * 3 + 60)
+                         timeout=limit * 2 + 30)
         result = {'wall': wall, 'status': 'no solution', 'objective': None, 'bound': None,
                   'first': None}
+        if proc is None:
+            result['status'] = f'killed at {limit * 2 + 30:g} s'
+            return result
         if os.path.exists(sol):
             first = open(sol).readline()
             m = re.match(r'(Optimal|Stopped on time|Stopped on \w+) - objective value\s+(\S+)', first)
@@ -118,12 +125,11 @@ class Bench:
                   ' {time_limit: Number(process.argv[3])});'
                   'console.log(JSON.stringify({status: r.Status, objective: r.ObjectiveValue,'
                   ' seconds: (performance.now() - t) / 1000}));')
-        try:
-            proc, wall = run([self.node, '--input-type=module', '-e', script,
-                              os.path.join(highs, 'build/highs.mjs'), lp, str(limit)],
-                             timeout=limit * 3 + 60)
-        except subprocess.TimeoutExpired:
-            return {'status': 'hung', 'wall': limit * 3 + 60}
+        proc, wall = run([self.node, '--input-type=module', '-e', script,
+                          os.path.join(highs, 'build/highs.mjs'), lp, str(limit)],
+                         timeout=limit * 2 + 30)
+        if proc is None:
+            return {'status': f'killed at {limit * 2 + 30:g} s', 'wall': wall}
         if proc.returncode != 0:
             return {'status': 'error', 'wall': wall}
         out = json.loads(proc.stdout.strip().splitlines()[-1])

@@ -159,5 +159,47 @@ TEST_CASE("pipeline io: the Chrome trace") {
   CHECK(t["traceEvents"][4]["dur"] == 1000);
 }
 
+// ZBV's orders are the zero-bubble authors' greedy's (scheduler/zbv.py,
+// try_v_schedule over the four fill settings): these were compared cell by
+// cell with that code's output for p = 2..8, m = 4..32 and F/B/W/comm
+// grids (with costs in ticks of half a device's share), and are kept here
+// for two problems as a regression check.
+TEST_CASE("pipeline io: ZBV's orders equal the reference greedy's") {
+  Problem equal = uniform_problem(4, 8, StageSpec{});
+  Problem uneven = equal;
+  uneven.stages[0].f = 2;
+  uneven.stages[0].b = 3;
+  uneven.stages[0].w = 1;
+  uneven.comm = 1;
+  const char* const want_equal =
+      "0F0,0F1,0F2,0F3,0F4,0F5,0F6,7F0,7I0,7F1,7I1,7F2,7I2,7F3,7I3,0F7,0I0,7F4,7I4,7W0,0I1,7F5,7I5,"
+      "7W1,0I2,7F6,7I6,7W2,0I3,7F7,7I7,0I4,7W3,0I5,0W0,0I6,7W4,0I7,0W1,7W5,0W2,7W6,0W3,7W7,0W4,0W5,"
+      "0W6,0W7\n"
+      "1F0,1F1,1F2,1F3,1F4,6F0,1F5,6F1,6I0,6F2,6I1,6F3,6I2,1F6,1I0,6F4,6I3,1F7,1I1,6F5,6I4,6W0,1I2,"
+      "6F6,6I5,6W1,1I3,6F7,6I6,1I4,6I7,1I5,6W2,1I6,1W0,1I7,6W3,1W1,6W4,1W2,6W5,1W3,6W6,1W4,6W7,1W5,"
+      "1W6,1W7\n"
+      "2F0,2F1,2F2,5F0,2F3,5F1,2F4,5F2,5I0,5F3,5I1,2F5,2I0,5F4,5I2,2F6,2I1,5F5,5I3,2F7,2I2,5F6,5I4,"
+      "5W0,2I3,5F7,5I5,2I4,5I6,2I5,5I7,2I6,5W1,2I7,2W0,5W2,2W1,5W3,2W2,5W4,2W3,5W5,2W4,5W6,2W5,5W7,"
+      "2W6,2W7\n"
+      "3F0,4F0,3F1,4F1,3F2,4F2,3F3,4F3,4I0,3F4,3I0,4F4,4I1,3F5,3I1,4F5,4I2,3F6,3I2,4F6,4I3,3F7,3I3,"
+      "4F7,4I4,3I4,4I5,3I5,4I6,3I6,4I7,3I7,4W0,3W0,4W1,3W1,4W2,3W2,4W3,3W3,4W4,3W4,4W5,3W5,4W6,3W6,"
+      "4W7,3W7\n";
+  const char* const want_uneven =
+      "0F0,0F1,0F2,0F3,0F4,0F5,0F6,7F0,7I0,7F1,7I1,7W0,7W1,7F2,7I2,7W2,7F3,7I3,0F7,7W3,0I0,7F4,7I4,"
+      "0W0,7W4,0I1,7F5,7I5,0W1,7W5,0I2,7F6,7I6,0W2,7W6,0I3,7F7,7I7,0I4,0W3,7W7,0W4,0I5,0W5,0I6,0W6,"
+      "0I7,0W7\n"
+      "1F0,1F1,1F2,1F3,1F4,6F0,1F5,6F1,6I0,6F2,6I1,6W0,6W1,6F3,6I2,1F6,6W2,1I0,6F4,6I3,1F7,1I1,6F5,"
+      "6I4,1W0,6W3,1I2,6F6,6I5,1W1,6W4,1I3,6F7,6I6,1I4,1W2,6W5,1W3,6W6,6I7,1I5,1W4,6W7,1W5,1I6,1W6,"
+      "1I7,1W7\n"
+      "2F0,2F1,2F2,5F0,2F3,5F1,2F4,5F2,5I0,5F3,5I1,2F5,5W0,5W1,2I0,5F4,5I2,2F6,2I1,5F5,5I3,2F7,2I2,"
+      "5F6,5I4,2W0,5W2,2I3,5F7,5I5,2I4,2W1,5W3,2W2,5W4,5I6,2I5,2W3,5W5,2W4,5W6,5I7,2I6,2W5,5W7,2W6,"
+      "2I7,2W7\n"
+      "3F0,4F0,3F1,4F1,3F2,4F2,3F3,4F3,4I0,3F4,3I0,4F4,4I1,3F5,3I1,4F5,4I2,3F6,3I2,4F6,4I3,3F7,3I3,"
+      "4F7,4I4,3I4,4W0,3W0,4W1,3W1,4I5,3I5,4W2,3W2,4W3,3W3,4I6,3I6,4W4,3W4,4W5,3W5,4I7,3I7,4W6,3W6,"
+      "4W7,3W7\n";
+  CHECK(pytorch_csv(run_schedule(equal, "ZBV").value()).value() == want_equal);
+  CHECK(pytorch_csv(run_schedule(uneven, "ZBV").value()).value() == want_uneven);
+}
+
 }  // namespace
 }  // namespace shardlab::pipeline

@@ -14,6 +14,7 @@
 #include "core/pipeline/plan_problem.h"
 #include "core/pipeline/plan_search.h"
 #include "core/pipeline/planner.h"
+#include "core/pipeline/problem_json.h"
 #include "core/pipeline/simulate.h"
 #include "core/rng.h"
 
@@ -22,15 +23,12 @@ namespace {
 
 Problem uniform_stages(int32_t p, int32_t m, double f, double b, double w, double cap,
                        double keep = 0) {
-  Problem problem;
-  problem.devices = p;
-  problem.microbatches = m;
   StageSpec s;
   s.f = f;
   s.b = b;
   s.w = w;
   s.keep = keep;
-  problem.stages = {s};
+  Problem problem = uniform_problem(p, m, s);
   if (cap > 0) problem.mem_cap.assign(p, cap);
   return problem;
 }
