@@ -233,6 +233,41 @@ test(
       await fresh.context().close();
     });
 
+test(
+    'changing the problem during a run stops it, and nothing of the old problem leaks',
+    async () => {
+      // A problem the planner does not close in a minute (1.6% open after 10 s natively).
+      const page = await open('&p=8&m=24&F=1&B=2&W=1.5&comm=0.3&cap=10&s=1F1B&t=60');
+      await settled(page);
+      await page.click('[data-testid=pl-start]');
+      await waitStatus(page, 'planning', 30000, LAB);
+      await page.waitForFunction(
+          () => document.querySelector('[data-testid=pl-compare] tr[data-schedule="planned"]'));
+      await recompute(
+          page,
+          () => page.fill('[data-testid=pl-p]', '7')
+                    .then(() => page.press('[data-testid=pl-p]', 'Tab')));
+      assert.equal(await page.getAttribute('#lab-pipeline', 'data-status'), 'ready');
+      assert.equal(await page.$('[data-testid=pl-compare] tr[data-schedule="planned"]'), null);
+      assert.equal(await text(page, 'pl-incumbent'), '');
+      assert.doesNotMatch(
+          await page.getAttribute('[data-testid=pl-timeline]', 'data-schedules'), /planned/);
+      const devices = await page.evaluate(
+          () => new Promise((resolve, reject) => {
+            const req = indexedDB.open('shardlab');
+            req.onerror = () => reject(req.error);
+            req.onsuccess = () => {
+              const all = req.result.transaction('pipeline').objectStore('pipeline').getAll();
+              all.onsuccess = () =>
+                  resolve(all.result.map((r) => JSON.parse(r.schedule).problem.devices));
+            };
+          }));
+      assert.ok(
+          devices.length > 0 && devices.every((d) => d === 8),
+          `stored schedules belong to the p = 8 problem: ${devices}`);
+      await page.context().close();
+    });
+
 test('a bad problem file shows the core\'s exact error, and the view stays', async () => {
   const bad = path.join(TMP, 'bad_problem.json');
   fs.writeFileSync(bad, '{\n  "devices": 4,\n  "microbatches": 0\n}\n');

@@ -122,6 +122,8 @@ async function computeNow(text) {
     }
   }
   const key = await problemKey(normalized);
+  // A run on the old problem ends first: its last schedule belongs to it.
+  if (key !== app.key) await plan.reset(key);
   app.problemText = text;
   app.normalized = normalized;
   app.list = list;
@@ -129,7 +131,7 @@ async function computeNow(text) {
   if (key !== app.key) {
     app.key = key;
     app.extra.clear();
-    await plan.reset(key);
+    note('');
     await restoreStored(key);
   }
   if (app.linkedPlan) restoreLinked();
@@ -184,7 +186,8 @@ function restoreLinked() {
       throw new Error(
           (entry.schedule.violations || []).slice(0, 2).join('; ') || 'it is not valid');
     }
-    app.extra.set('planned', entry);
+    const kept = app.extra.get('planned');  // from IndexedDB: the better one stays
+    if (!kept || kept.schedule.makespan > entry.schedule.makespan) app.extra.set('planned', entry);
     plan.offer(entry);
   } catch (error) {
     note(`The link's planned schedule was not used: ${error.message}`);
@@ -478,9 +481,10 @@ function wire() {
     problem: () => (app.problemText ? {text: app.problemText, key: app.key} : null),
     bestGenerated,
     onSchedule,
-    onRun: async (status) => {
+    // A run's status, unless the problem changed under it (which stopped it).
+    onRun: async (status, key) => {
       if (['done', 'stopped', 'error'].includes(status)) await flushSave();
-      if (status !== 'error') setStatus(status);
+      if (status !== 'error' && key === app.key) setStatus(status);
     },
     onError: showError,
     onSettings: scheduleLink,

@@ -25,7 +25,7 @@ const gapText = (best, bound) => {
 export class PlanPanel {
   /**
    * host: {section, core, problem() -> {text, key} | null, bestGenerated() ->
-   * {text, schedule} | null, onSchedule(kind, entry), onRun(status),
+   * {text, schedule} | null, onSchedule(kind, entry), onRun(status, problemKey),
    * onError(message), onSettings()}.
    */
   constructor(host) {
@@ -42,6 +42,7 @@ export class PlanPanel {
       onProgress: (p) => this.mipProgress(p),
     });
     this.running = null;  // 'planner' | 'mip'
+    this.run = null;      // the Promise of the running start()
     this.mipBest = null;  // {makespan, bound}
     $('pl-start').addEventListener('click', () => this.start());
     $('pl-stop').addEventListener('click', () => this.stop());
@@ -202,9 +203,14 @@ export class PlanPanel {
 
   // ---- runs ----
 
-  async start() {
+  start() {
     const problem = this.host.problem();
-    if (!problem || this.running) return;
+    if (!problem || this.running) return this.run;
+    this.run = this.execute(problem);
+    return this.run;
+  }
+
+  async execute(problem) {
     const {timeS} = this.settings();
     this.running = this.engine;
     this.runOptions = this.options();
@@ -213,7 +219,7 @@ export class PlanPanel {
     this.chart.reset(null);
     this.chart.setReferences(this.references());
     this.$('pl-plan-note').textContent = '';
-    this.host.onRun(this.running === 'mip' ? 'solving' : 'planning');
+    this.host.onRun(this.running === 'mip' ? 'solving' : 'planning', problem.key);
     let status = 'done';
     try {
       if (this.running === 'planner') {
@@ -240,7 +246,7 @@ export class PlanPanel {
       this.running = null;
       this.setButtons();
       this.showNumbers();
-      this.host.onRun(status);
+      this.host.onRun(status, problem.key);
     }
   }
 
@@ -278,9 +284,11 @@ export class PlanPanel {
     return done.status === 'stopped' ? 'stopped' : 'done';
   }
 
+  /** Stops the run and resolves once it has ended (its last schedule taken). */
   async stop() {
     if (this.running === 'planner') await this.planner.stop();
     if (this.running === 'mip') this.mip.stop();
+    if (this.run) await this.run;
   }
 }
 
