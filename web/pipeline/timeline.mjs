@@ -191,7 +191,8 @@ export class Timeline {
     const titleWidth = ctx.measureText(block.title).width;
     ctx.fillStyle = COLORS.muted;
     ctx.font = FONT;
-    ctx.fillText(blockSummary(schedule), left + titleWidth + 16, g.titleY + TITLE_H / 2 - 1);
+    const above = block === this.blocks[0] ? null : this.blocks[0].schedule;
+    ctx.fillText(blockSummary(schedule, above), left + titleWidth + 16, g.titleY + TITLE_H / 2 - 1);
     ctx.beginPath();
     ctx.rect(left, g.rowsTop, right - left, g.rowsBottom - g.rowsTop);
     ctx.clip();
@@ -374,8 +375,18 @@ export class Timeline {
   }
 }
 
-function blockSummary(schedule) {
-  const parts = [`makespan ${fmt(schedule.makespan)}`];
+// One line on a block: its numbers and, for a stacked block, the makespan
+// difference to the schedule shown above it.
+function blockSummary(schedule, above = null) {
+  let makespan = `makespan ${fmt(schedule.makespan)}`;
+  if (above && above.makespan > 0) {
+    const delta = schedule.makespan - above.makespan;
+    const sign = delta > 0 ? '+' : delta < 0 ? '\u2212' : '\u00b1';
+    makespan += ` (${sign}${fmt(Math.abs(delta))}, ${sign}${
+                    (100 * Math.abs(delta) / above.makespan).toFixed(1)}% ` +
+        `vs ${above.name})`;
+  }
+  const parts = [makespan];
   const b = schedule.bubble;
   if (b) {
     parts.push(
