@@ -17,6 +17,10 @@ export const OP = Object.freeze({
   START: 'start',  // {options, index, timeLimitS, baseS}: run the engine
   STOP: 'stop',    // stop the running START (which then replies done)
   OFFER: 'offer',  // {plan}: an incumbent found by another worker
+  // The pipeline lab (web/pipeline/worker.js and highs_worker.js); STOP and
+  // OFFER ({schedule}: a schedule JSON text) serve them too.
+  PLAN: 'plan',          // {problem, options, timeLimitS}: run the pipeline planner
+  SOLVE_LP: 'solve-lp',  // {lp, start: {names, values}, timeLimitS}: HiGHS on LP text
 });
 
 // Worker-side throttle for progress and incumbent messages: at most 10 Hz.

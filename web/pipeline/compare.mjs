@@ -1,0 +1,174 @@
+// Schedules side by side: a table with one row per schedule (every generator
+// the core lists, applicable or not with its reason, plus the planned and
+// MIP schedules when they exist) giving makespan, both bubble metrics, peak
+// memory, the closed form and the cap. A row's radio shows that schedule;
+// its checkbox stacks it under the shown one on the same time scale. Rows
+// sort by clicking a column head. compareRows() is pure (node-tested).
+import {num, percent} from './readouts.mjs';
+
+const max = (list) => (list && list.length ? Math.max(...list) : null);
+
+/**
+ * Table rows from the core's list ({name, applicable, reason, summary}) and
+ * the simulated schedules by name; extra (planned, mip) come last.
+ */
+export function compareRows(list, schedules, extra = []) {
+  const rows = list.map((info) => {
+    const s = schedules.get(info.name);
+    return rowOf(info.name, s, info.applicable ? (s && s.error) || '' : info.reason, info.summary);
+  });
+  for (const s of extra) rows.push(rowOf(s.name, s, '', s.summary || ''));
+  return rows;
+}
+
+function rowOf(name, s, reason, summary = '') {
+  const ok = Boolean(s && !s.error && Number.isFinite(s.makespan));
+  const totals =
+      ok ? (s.peak_activation || []).map((a, d) => a + ((s.peak_parameter || [])[d] || 0)) : [];
+  const cap = ok && s.mem_cap !== null && s.mem_cap !== undefined ? [].concat(s.mem_cap) : null;
+  const fits = cap ? totals.every((t, d) => t <= cap[Math.min(d, cap.length - 1)] + 1e-9) : null;
+  return {
+    name,
+    ok,
+    reason,
+    summary,
+    makespan: ok ? s.makespan : null,
+    globalTotal: ok ? s.bubble.global_total : null,
+    globalRate: ok ? s.bubble.global_rate : null,
+    spanTotal: ok ? s.bubble.span_total : null,
+    spanRate: ok ? s.bubble.span_rate : null,
+    peakAct: ok ? max(s.peak_activation) : null,
+    peakParam: ok ? max(s.peak_parameter) : null,
+    closedForm: ok && s.closed_form ? s.closed_form : null,
+    fits,
+    valid: ok ? s.valid !== false : null,
+    placement: ok && s.problem ? s.problem.placement || '' : '',
+  };
+}
+
+const COLUMNS = [
+  ['name', 'schedule'],
+  ['makespan', 'makespan'],
+  ['globalTotal', 'bubble (global)'],
+  ['spanTotal', 'bubble (span)'],
+  ['peakAct', 'peak act'],
+  ['peakParam', 'params'],
+  ['closedForm', 'closed form'],
+  ['fits', 'cap'],
+];
+
+export class CompareTable {
+  /** onShow(name), onStack(name | null): the user's choices. */
+  constructor(table, {onShow, onStack}) {
+    this.table = table;
+    this.onShow = onShow;
+    this.onStack = onStack;
+    this.rows = [];
+    this.sortKey = null;
+    this.shown = null;
+    this.stacked = null;
+  }
+
+  setRows(rows) {
+    this.rows = rows;
+    this.render();
+  }
+
+  select(shown, stacked) {
+    this.shown = shown;
+    this.stacked = stacked;
+    this.render();
+  }
+
+  sorted() {
+    if (!this.sortKey) return this.rows;
+    const key = this.sortKey;
+    const value = (r) => (key === 'name' ? r.name : r[key] === null ? Infinity : Number(r[key]));
+    return [...this.rows].sort((a, b) => {
+      const va = value(a);
+      const vb = value(b);
+      return va < vb ? -1 : va > vb ? 1 : 0;
+    });
+  }
+
+  render() {
+    const table = this.table;
+    table.replaceChildren();
+    const head = table.createTHead().insertRow();
+    for (const label of ['show', 'stack']) {
+      const th = document.createElement('th');
+      th.textContent = label;
+      head.append(th);
+    }
+    for (const [key, label] of COLUMNS) {
+      const th = document.createElement('th');
+      const button = document.createElement('button');
+      button.type = 'button';
+      button.className = 'sort';
+      button.textContent = label + (this.sortKey === key ? ' \u25b2' : '');
+      button.addEventListener('click', () => {
+        this.sortKey = this.sortKey === key ? null : key;
+        this.render();
+      });
+      th.append(button);
+      head.append(th);
+    }
+    // The best makespan among schedules that pass the check (within the cap).
+    const best = Math.min(...this.rows.filter((r) => r.ok && r.valid).map((r) => r.makespan));
+    const body = table.createTBody();
+    for (const r of this.sorted()) {
+      const tr = body.insertRow();
+      tr.dataset.schedule = r.name;
+      tr.classList.toggle('off', !r.ok);
+      tr.classList.toggle('shown', r.name === this.shown);
+      const radio = document.createElement('input');
+      radio.type = 'radio';
+      radio.name = 'pl-show';
+      radio.checked = r.name === this.shown;
+      radio.disabled = !r.ok;
+      radio.setAttribute('aria-label', `show ${r.name}`);
+      radio.addEventListener('change', () => this.onShow(r.name));
+      tr.insertCell().append(radio);
+      const box = document.createElement('input');
+      box.type = 'checkbox';
+      box.checked = r.name === this.stacked;
+      box.disabled = !r.ok || r.name === this.shown;
+      box.setAttribute('aria-label', `stack ${r.name} under the shown schedule`);
+      box.addEventListener('change', () => this.onStack(box.checked ? r.name : null));
+      tr.insertCell().append(box);
+      const name = tr.insertCell();
+      name.textContent = r.name;
+      name.title = r.summary || '';
+      if (r.placement) {
+        const where = document.createElement('span');
+        where.className = 'hint';
+        where.textContent = ` ${r.placement}`;
+        name.append(where);
+      }
+      if (!r.ok) {
+        const why = tr.insertCell();
+        why.colSpan = COLUMNS.length - 1;
+        why.className = 'reason';
+        why.textContent = r.reason || 'not simulated';
+        continue;
+      }
+      const cell = (text, cls = '') => {
+        const td = tr.insertCell();
+        td.textContent = text;
+        if (cls) td.className = cls;
+        return td;
+      };
+      cell(num(r.makespan), r.makespan === best ? 'num best' : 'num');
+      cell(`${num(r.globalTotal)} (${percent(r.globalRate)})`, 'num');
+      cell(`${num(r.spanTotal)} (${percent(r.spanRate)})`, 'num');
+      cell(num(r.peakAct), 'num');
+      cell(num(r.peakParam), 'num');
+      const cf = r.closedForm;
+      const td =
+          cell(cf ? `${cf.formula} = ${num(cf.value)}${cf.holds ? '' : ' (n/a)'}` : '\u2013');
+      if (cf) td.title = `assumes ${cf.assumption}`;
+      cell(r.fits === null ? '\u2013' : r.fits ? 'fits' : 'over', r.fits === false ? 'bad' : '');
+      if (r.valid === false) name.prepend('(invalid) ');
+    }
+  }
+}

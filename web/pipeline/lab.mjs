@@ -1,0 +1,536 @@
+// The pipeline lab: a problem (the parameter form, a bundled example, a
+// problem JSON typed, opened or dropped), every schedule the core generates
+// for it simulated on the page's module, one shown on the timeline with its
+// headline numbers and another stacked under it, all of them in the compare
+// table; the planner and the MIP in workers (plan_panel.mjs); permalinks,
+// IndexedDB and downloads. The shell (../app.mjs) calls mount() once.
+//
+// data-status on #lab-pipeline (the test contract):
+//   idle      mounted, nothing computed yet
+//   working   reading a problem and simulating its schedules
+//   ready     schedules drawn with their numbers; nothing running
+//   planning  the branch and bound runs        solving   the MIP runs
+//   done      the run ended (proof or time limit)
+//   stopped   the run was stopped (its best schedule is kept)
+//   error     the last action failed; [data-testid=pl-error] gives the
+//             core's message, and the previous view stays
+// data-computed counts finished problem computations (tests wait on it).
+import {compareRows, CompareTable} from './compare.mjs';
+import {PipelineCore} from './core.mjs';
+import {FILES, PRESETS} from './examples.mjs';
+import * as exports from './exports.mjs';
+import {ParamsForm, paramsFromProblem, problemFromParams} from './params.mjs';
+import {decodePipeline, encodePipeline} from './permalink.mjs';
+import {PlanPanel} from './plan_panel.mjs';
+import {renderReadouts} from './readouts.mjs';
+import {loadPlanned, problemKey, savePlanned} from './saved.mjs';
+import {Timeline, TIMELINE_LEGEND} from './timeline.mjs';
+
+const EXTRA = ['planned', 'mip', 'imported'];  // schedules not from a generator
+
+const app = {
+  section: null,
+  shell: null,
+  core: null,
+  mode: 'form',          // 'form': the problem is the parameters; 'json': the editor's text
+  example: null,         // the bundled file the problem came from
+  problemText: null,     // the problem applied (JSON text)
+  key: null,             // SHA-256 of the normalized problem
+  list: [],              // the core's schedules with applicability
+  schedules: new Map(),  // name -> {text, schedule} | {error}
+  extra: new Map(),      // planned / mip / imported -> {text, schedule}
+  shown: null,
+  stacked: null,
+  wanted: {shown: null, stacked: null},  // a link's or a preset's choice
+  queue: Promise.resolve(),
+};
+globalThis.shardlabPipeline = app;  // for debugging
+
+const $ = (id) => app.section.querySelector(`#${id}`);
+
+function setStatus(status) {
+  app.section.dataset.status = status;
+  $('pl-status-text').textContent = status;
+}
+
+function showError(message) {
+  $('pl-error').textContent = message;
+  $('pl-error').hidden = false;
+  setStatus('error');
+}
+
+function clearError() {
+  $('pl-error').hidden = true;
+  $('pl-error').textContent = '';
+}
+
+function entryOf(name) {
+  if (!name) return null;
+  const entry = app.extra.get(name) || app.schedules.get(name);
+  return entry && entry.schedule ? entry : null;
+}
+
+function bestGenerated() {
+  let best = null;
+  for (const entry of app.schedules.values()) {
+    if (entry.schedule && entry.schedule.valid !== false &&
+        (!best || entry.schedule.makespan < best.schedule.makespan)) {
+      best = entry;
+    }
+  }
+  return best;
+}
+
+// ---- the problem ----
+
+function currentProblemText() {
+  return app.mode === 'form' ? JSON.stringify(problemFromParams(form.read()), null, 2) :
+                               $('pl-problem').value;
+}
+
+/** Recomputes everything for the problem text; the old view stays on error. */
+function compute(text) {
+  const run = app.queue.then(() => computeNow(text)).catch((error) => {
+    showError(error.message || String(error));
+    return false;
+  });
+  app.queue = run.finally(() => {
+    app.section.dataset.computed = String(Number(app.section.dataset.computed || 0) + 1);
+  });
+  return app.queue;
+}
+
+async function computeNow(text) {
+  clearError();
+  setStatus('working');
+  let normalized;
+  let list;
+  try {
+    normalized = app.core.normalize(text, app.sourceName || 'problem');
+    list = app.core.schedules(text);
+  } catch (error) {
+    showError(error.message);
+    return false;
+  }
+  const schedules = new Map();
+  for (const info of list) {
+    if (!info.applicable) continue;
+    try {
+      schedules.set(info.name, app.core.simulate(text, info.name));
+    } catch (error) {
+      schedules.set(info.name, {error: error.message});
+    }
+  }
+  const key = await problemKey(normalized);
+  // A run on the old problem ends first: its last schedule belongs to it.
+  if (key !== app.key) await plan.reset(key);
+  app.problemText = text;
+  app.normalized = normalized;
+  app.list = list;
+  app.schedules = schedules;
+  if (key !== app.key) {
+    app.key = key;
+    app.extra.clear();
+    note('');
+    await restoreStored(key);
+  }
+  if (app.linkedPlan) restoreLinked();
+  if (app.mode === 'form') $('pl-problem').value = normalized;
+  choose();
+  render();
+  setStatus('ready');
+  scheduleLink();
+  plan.setButtons();
+  return true;
+}
+
+// The schedules shown: a wanted one when it exists, else the current, else
+// the first generated one that applies.
+function choose() {
+  const exists = (name) => Boolean(entryOf(name));
+  const shown = [app.wanted.shown, app.shown].find(exists) ||
+      app.list.map((i) => i.name).find(exists) || null;
+  let stacked = app.wanted.stacked !== null && app.wanted.stacked !== undefined ?
+      app.wanted.stacked :
+      app.stacked;
+  if (!exists(stacked) || stacked === shown) stacked = null;
+  app.shown = shown;
+  app.stacked = stacked;
+  if (exists(app.wanted.shown)) app.wanted.shown = null;
+  if (app.wanted.stacked === null || exists(app.wanted.stacked)) app.wanted.stacked = null;
+}
+
+async function restoreStored(key) {
+  const stored = await loadPlanned(key).catch(() => undefined);
+  if (!stored) return;
+  try {
+    const entry = app.core.check(app.problemText, stored.schedule);
+    if (entry.schedule.valid === false) return;
+    app.extra.set('planned', entry);
+    plan.offer(entry);
+    note(
+        `The best planned schedule kept in this browser (makespan ${entry.schedule.makespan}, ` +
+        `saved ${stored.savedAt}) is the 'planned' row.`);
+  } catch (error) {
+    note(`The schedule kept in this browser was not used: ${error.message}`);
+  }
+}
+
+// A link's planned schedule, checked by the core against the problem.
+function restoreLinked() {
+  const linked = app.linkedPlan;
+  app.linkedPlan = null;
+  try {
+    const entry = app.core.check(app.problemText, JSON.stringify(linked));
+    if (entry.schedule.valid === false) {
+      throw new Error(
+          (entry.schedule.violations || []).slice(0, 2).join('; ') || 'it is not valid');
+    }
+    const kept = app.extra.get('planned');  // from IndexedDB: the better one stays
+    if (!kept || kept.schedule.makespan > entry.schedule.makespan) app.extra.set('planned', entry);
+    plan.offer(entry);
+  } catch (error) {
+    note(`The link's planned schedule was not used: ${error.message}`);
+  }
+}
+
+function note(text) {
+  $('pl-note').textContent = text;
+  $('pl-note').hidden = !text;
+}
+
+// ---- views ----
+
+function fillSelect(select, names, value, none = null) {
+  select.replaceChildren();
+  if (none) select.append(new Option(none, ''));
+  for (const name of names) select.append(new Option(name, name));
+  select.value = value || '';
+}
+
+function render() {
+  const names = [
+    ...app.list.filter((i) => entryOf(i.name)).map((i) => i.name),
+    ...EXTRA.filter((n) => app.extra.has(n))
+  ];
+  fillSelect($('pl-schedule'), names, app.shown);
+  fillSelect($('pl-compare-select'), names.filter((n) => n !== app.shown), app.stacked, 'none');
+  const extras =
+      EXTRA.filter((n) => app.extra.has(n)).map((n) => ({...app.extra.get(n).schedule, name: n}));
+  compare.setRows(compareRows(
+      app.list, new Map([...app.schedules].map(([k, v]) => [k, v.schedule || v])), extras));
+  compare.select(app.shown, app.stacked);
+  const shown = entryOf(app.shown);
+  if (shown) renderReadouts($('pl-readouts'), $('pl-devices'), shown.schedule);
+  $('pl-readouts').hidden = !shown;
+  const entries =
+      [shown, entryOf(app.stacked)].filter(Boolean).map((e) => ({schedule: e.schedule}));
+  const comm = Number((shown && shown.schedule.problem && shown.schedule.problem.comm) || 0);
+  timeline.setSchedules(entries, {comm, keepZoom: true});
+  renderDevicesTitle(shown);
+}
+
+function renderDevicesTitle(shown) {
+  $('pl-devices').closest('section').querySelector('[data-testid=pl-devices-title]').textContent =
+      shown ? `of ${shown.schedule.name}` : '';
+}
+
+function show(name) {
+  app.shown = name;
+  if (app.stacked === name) app.stacked = null;
+  render();
+  scheduleLink();
+}
+
+function stack(name) {
+  app.stacked = name || null;
+  render();
+  scheduleLink();
+}
+
+// A planned, MIP or imported schedule arrives: it is kept, shown, linked and stored.
+function onSchedule(kind, entry) {
+  const first = !app.extra.has(kind);
+  app.extra.set(kind, entry);
+  if (first && kind !== 'imported') {
+    app.stacked = app.shown !== kind ? app.shown : app.stacked;
+    app.shown = kind;
+  }
+  if (kind === 'imported') app.shown = kind;
+  render();
+  scheduleLink();
+  if (kind !== 'imported') scheduleSave(entry);
+}
+
+// Better schedules are stored at most twice a second while a run goes on,
+// and at once when it ends (flushSave), so a closed tab loses little.
+let saveTimer = null;
+let pendingSave = null;
+function scheduleSave(entry) {
+  pendingSave = {key: app.key, entry};
+  if (!saveTimer) saveTimer = setTimeout(flushSave, 500);
+}
+
+function flushSave() {
+  clearTimeout(saveTimer);
+  saveTimer = null;
+  const pending = pendingSave;
+  pendingSave = null;
+  if (!pending) return Promise.resolve();
+  const {schedule, text} = pending.entry;
+  return savePlanned(
+             pending.key,
+             {name: schedule.name, makespan: schedule.makespan, bound: plan.planner.bound, text})
+      .catch((error) => console.warn('IndexedDB:', error));
+}
+
+// ---- the link ----
+
+let linkTimer = null;
+function scheduleLink() {
+  clearTimeout(linkTimer);
+  linkTimer = setTimeout(updateLink, 200);
+}
+
+async function updateLink() {
+  const s = plan.settings();
+  const planned = app.extra.get('planned');
+  const {params, omitted} = await encodePipeline({
+    params: app.mode === 'form' ? form.read() : {},
+    example: app.mode === 'json' ? app.example : null,
+    problemText: app.mode === 'json' && !app.example ? app.problemText : null,
+    schedule: app.shown,
+    compare: app.stacked,
+    plan: planned ? planned.schedule : null,
+    timeS: s.timeS,
+    mip: s.mip,
+    placement: s.placement,
+    zoom: timeline.zoomed ? timeline.domain : null,
+    memory: timeline.showMemory,
+  });
+  $('pl-permalink').href = app.shell.setFragment('pipeline', params);
+  $('pl-link-note').textContent =
+      omitted.length ? `The link leaves out the ${omitted.join(' and ')}: too long for a URL.` : '';
+}
+
+// ---- wiring ----
+
+let form = null;
+let compare = null;
+let timeline = null;
+let plan = null;
+
+function useForm() {
+  app.mode = 'form';
+  app.example = null;
+  app.sourceName = 'problem';
+  form.setEnabled(true);
+  $('pl-problem-mode').textContent = 'from the parameters';
+  return compute(currentProblemText());
+}
+
+async function useJson(text, example = null, sourceName = null) {
+  app.mode = 'json';
+  app.example = example;
+  app.sourceName = sourceName || example || 'problem';
+  $('pl-problem').value = text;
+  let parsed = null;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    parsed = null;  // the core reports where the text is wrong
+  }
+  form.setEnabled(false);
+  $('pl-problem-mode').textContent = example ? `example ${example}` : 'typed or opened here';
+  const done = await compute(text);
+  if (done) {
+    // The (disabled) form shows what it can say of the problem: all of a
+    // uniform one, the devices and micro-batches of the others.
+    const params = paramsFromProblem(parsed);
+    if (params)
+      form.write(params);
+    else
+      form.showCounts(JSON.parse(app.normalized));
+  }
+  return done;
+}
+
+async function openExample(value) {
+  const preset = PRESETS.find((p) => p.id === value);
+  if (preset) {
+    form.write(preset.params);
+    plan.applySettings({placement: preset.placement || null});
+    app.wanted = {shown: preset.schedule, stacked: preset.compare};
+    return useForm();
+  }
+  const file = FILES.find(([name]) => name === value);
+  if (!file) return null;
+  const response = await fetch(new URL(`../examples/pipeline/${file[0]}`, location.href));
+  if (!response.ok)
+    return showError(`examples/pipeline/${file[0]}: the server answered ${response.status}`);
+  return useJson(await response.text(), file[0]);
+}
+
+async function openFile(file) {
+  const text = await file.text();
+  if (/\.csv$/i.test(file.name) || exports.isScheduleJson(text)) return importFile(file);
+  $('pl-problem-box').open = true;
+  $('pl-example').value = '';
+  return useJson(text, null, file.name);
+}
+
+async function importFile(file) {
+  clearError();
+  try {
+    const entry = await exports.importSchedule(app.core, app.problemText, file);
+    onSchedule('imported', entry);
+    setStatus('ready');
+  } catch (error) {
+    showError(error.message);
+  }
+}
+
+function stem() {
+  const problem = app.example ? app.example.replace(/\.json$/, '') :
+      app.mode === 'form'     ? `p${form.read().p}-m${form.read().m}` :
+                                'problem';
+  return exports.fileStem(problem, app.shown);
+}
+
+function guarded(action) {
+  return () => {
+    try {
+      const entry = entryOf(app.shown);
+      if (entry) action(entry);
+    } catch (error) {
+      showError(error.message);
+    }
+  };
+}
+
+function wire() {
+  const select = $('pl-example');
+  select.append(new Option('custom', ''));
+  for (const preset of PRESETS) select.append(new Option(preset.title, preset.id));
+  for (const [name, title] of FILES) select.append(new Option(title, name));
+  select.addEventListener('change', () => select.value && openExample(select.value));
+  form = new ParamsForm(app.section, () => {
+    $('pl-example').value = '';
+    if (app.mode === 'form') compute(currentProblemText());
+  });
+  compare = new CompareTable($('pl-compare'), {onShow: show, onStack: stack});
+  timeline = new Timeline($('pl-timeline'), $('pl-tooltip'));
+  timeline.onZoom = scheduleLink;
+  $('pl-legend').replaceChildren(...TIMELINE_LEGEND.map(([color, label]) => {
+    const item = document.createElement('span');
+    const swatch = document.createElement('i');
+    swatch.style.background = color;
+    item.append(swatch, label);
+    return item;
+  }));
+  $('pl-schedule').addEventListener('change', (e) => show(e.target.value));
+  $('pl-compare-select').addEventListener('change', (e) => stack(e.target.value));
+  $('pl-zoom-in').addEventListener('click', () => timeline.zoom(0.7));
+  $('pl-zoom-out').addEventListener('click', () => timeline.zoom(1 / 0.7));
+  $('pl-fit').addEventListener('click', () => timeline.fit());
+  $('pl-memory').addEventListener('change', (e) => {
+    timeline.setMemory(e.target.checked);
+    scheduleLink();
+  });
+  $('pl-apply').addEventListener('click', () => {
+    $('pl-example').value = '';
+    useJson($('pl-problem').value, null);
+  });
+  $('pl-use-form').addEventListener('click', () => useForm());
+  $('pl-problem-file').addEventListener('change', (e) => {
+    if (e.target.files.length) openFile(e.target.files[0]);
+    e.target.value = '';
+  });
+  $('pl-import').addEventListener('change', (e) => {
+    if (e.target.files.length) importFile(e.target.files[0]);
+    e.target.value = '';
+  });
+  // A file dropped anywhere while this tab is shown: a problem or a schedule.
+  document.addEventListener('dragover', (e) => e.preventDefault());
+  document.addEventListener('drop', (e) => {
+    if (app.shell.active !== 'pipeline' || !e.dataTransfer.files.length) return;
+    e.preventDefault();
+    openFile(e.dataTransfer.files[0]);
+  });
+  $('pl-download-json')
+      .addEventListener('click', guarded((e) => exports.downloadSchedule(e, stem())));
+  $('pl-download-trace')
+      .addEventListener(
+          'click', guarded((e) => exports.downloadTrace(app.core, app.problemText, e, stem())));
+  $('pl-download-csv')
+      .addEventListener(
+          'click', guarded((e) => exports.downloadCsv(app.core, app.problemText, e, stem())));
+  $('pl-download-problem')
+      .addEventListener(
+          'click', () => app.problemText && exports.downloadProblem(app.problemText, stem()));
+  $('pl-download-png')
+      .addEventListener(
+          'click',
+          () => exports.downloadPlots(
+              [['timeline', $('pl-timeline')], ['anytime', $('pl-anytime')]], stem()));
+  $('pl-copy-link')
+      .addEventListener('click', () => navigator.clipboard.writeText($('pl-permalink').href));
+  plan = new PlanPanel({
+    section: app.section,
+    core: null,
+    problem: () => (app.problemText ? {text: app.problemText, key: app.key} : null),
+    bestGenerated,
+    onSchedule,
+    // A run's status, unless the problem changed under it (which stopped it).
+    onRun: async (status, key) => {
+      if (['done', 'stopped', 'error'].includes(status)) await flushSave();
+      if (status !== 'error' && key === app.key) setStatus(status);
+    },
+    onError: showError,
+    onSettings: scheduleLink,
+  });
+}
+
+/** Called once by the shell; params: this lab's fragment keys (maybe empty). */
+export async function mount(section, shell, params) {
+  app.section = section;
+  app.shell = shell;
+  setStatus('idle');
+  wire();
+  let link = null;
+  if ([...params.keys()].length) {
+    try {
+      link = await decodePipeline(params);
+    } catch (error) {
+      showError(`This link cannot be read: ${error.message}`);
+    }
+  }
+  try {
+    app.core = new PipelineCore(await shell.module());
+  } catch (error) {
+    showError(error.message || String(error));
+    return;
+  }
+  plan.host.core = app.core;
+  if (!link) {
+    $('pl-example').value = PRESETS[0].id;
+    await openExample(PRESETS[0].id);
+    return;
+  }
+  plan.applySettings({timeS: link.timeS, mip: link.mip, placement: link.placement});
+  $('pl-memory').checked = link.memory;
+  timeline.setMemory(link.memory);
+  app.wanted = {shown: link.schedule, stacked: link.compare || null};
+  app.linkedPlan = link.plan;
+  if (link.example) {
+    $('pl-example').value = link.example;
+    await openExample(link.example);
+  } else if (link.problemText !== null) {
+    $('pl-problem-box').open = true;
+    await useJson(link.problemText, null);
+  } else {
+    form.write(link.params);
+    await useForm();
+  }
+  if (link.zoom) timeline.setDomain(link.zoom);
+}

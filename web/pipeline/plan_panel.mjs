@@ -1,0 +1,309 @@
+// The planner box of the pipeline lab: Start/Stop of the chosen engine (the
+// branch and bound in worker.js, or the MIP in highs_worker.js warm-started
+// from the planner's incumbent), the live best makespan, lower bound and gap,
+// the anytime curve, the engine's counters, and the sizes where the MIP stops
+// being useful. Every better schedule goes to lab.mjs (onSchedule), which
+// shows it, links it and keeps it in IndexedDB.
+import {formatSeconds} from '../plots/scales.mjs';
+
+import {AnytimeChart} from './anytime_chart.mjs';
+import {MipClient} from './mip_client.mjs';
+import {PlannerClient} from './planner_client.mjs';
+import {num} from './readouts.mjs';
+
+// Where the MIP stops being useful, measured on the emitted LP (uniform
+// problems, F = B = W = 1, linear placement, no cap) with HiGHS 1.15.3 as wasm
+// under node, 20 s per run, against the branch and bound on the same problems.
+export const MIP_SIZES_NOTE = 'MIP sizes (HiGHS, 20 s, linear placement, unit times): ' +
+    'p 4 m 4 (72 binaries) optimal in 1.4 s, p 6 m 6 (270) in 17 s, p 2 m 4 (36) in 14 s; ' +
+    'p 4 m 6 (180) still 16% open and p 4 m 8 (336) 33% open at 20 s. ' +
+    'The branch and bound proves each of them in under 0.05 s: past a few hundred ' +
+    'binaries the MIP only confirms what the planner found.';
+
+const gapText = (best, bound) => {
+  if (!Number.isFinite(best) || !Number.isFinite(bound)) return '';
+  const gap = best > 0 ? Math.max(0, best - bound) / best : 0;
+  return gap <= 1e-12 ? '0 (proven optimal)' : `${num(best - bound)} (${(100 * gap).toFixed(2)}%)`;
+};
+
+export class PlanPanel {
+  /**
+   * host: {section, core, problem() -> {text, key} | null, bestGenerated() ->
+   * {text, schedule} | null, onSchedule(kind, entry), onRun(status, problemKey),
+   * onError(message), onSettings()}.
+   */
+  constructor(host) {
+    this.host = host;
+    const $ = (id) => host.section.querySelector(`#${id}`);
+    this.$ = $;
+    this.chart = new AnytimeChart($('pl-anytime'));
+    this.planner = new PlannerClient(new URL('worker.js', import.meta.url).href, {
+      onIncumbent: (best) => this.plannerIncumbent(best),
+      onProgress: (p) => this.plannerProgress(p),
+    });
+    this.mip = new MipClient(new URL('highs_worker.js', import.meta.url).href, {
+      onIncumbent: (inc) => this.mipIncumbent(inc),
+      onProgress: (p) => this.mipProgress(p),
+    });
+    this.running = null;  // 'planner' | 'mip'
+    this.run = null;      // the Promise of the running start()
+    this.mipBest = null;  // {makespan, bound}
+    $('pl-start').addEventListener('click', () => this.start());
+    $('pl-stop').addEventListener('click', () => this.stop());
+    $('pl-engine').addEventListener('change', () => {
+      this.showNumbers();
+      host.onSettings();
+    });
+    $('pl-time').addEventListener('change', () => host.onSettings());
+    $('pl-placement').addEventListener('change', () => host.onSettings());
+    $('pl-mip-sizes').textContent = MIP_SIZES_NOTE;
+    this.setButtons();
+  }
+
+  get engine() {
+    return this.$('pl-engine').value;
+  }
+
+  settings() {
+    const t = Number(this.$('pl-time').value);
+    return {
+      timeS: Number.isFinite(t) && t > 0 ? t : 10,
+      mip: this.engine === 'mip',
+      placement: this.$('pl-placement').value || null,
+    };
+  }
+
+  applySettings({timeS, mip, placement}) {
+    if (timeS) this.$('pl-time').value = String(timeS);
+    if (mip !== undefined) this.$('pl-engine').value = mip ? 'mip' : 'planner';
+    if (placement !== undefined) this.$('pl-placement').value = placement || '';
+    this.showNumbers();
+  }
+
+  /** The planner's and the MIP's options (core/pipeline/plan_options.def). */
+  options() {
+    const {placement} = this.settings();
+    return placement ? {placement} : {};
+  }
+
+  setButtons() {
+    this.$('pl-start').disabled = Boolean(this.running) || !this.host.problem();
+    this.$('pl-stop').disabled = !this.running;
+  }
+
+  /** A different problem: stops any run and forgets its best and bound. */
+  async reset(key) {
+    await this.stop();
+    this.planner.reset(key);
+    this.mipBest = null;
+    this.chart.reset(null);
+    this.chart.setReferences([]);
+    this.$('pl-stats').textContent = '';
+    this.$('pl-plan-note').textContent = '';
+    this.showNumbers();
+  }
+
+  /** A schedule from elsewhere (link, IndexedDB, import): the planner starts from it. */
+  offer(entry) {
+    const kept = this.planner.consider(entry.text, 0);
+    this.showNumbers();
+    return kept;
+  }
+
+  showNumbers() {
+    const set = (id, text) => {
+      this.$(id).textContent = text;
+    };
+    const mip = this.engine === 'mip';
+    const best = mip ?
+        this.mipBest :
+        this.planner.best && {makespan: this.planner.best.makespan, bound: this.planner.bound};
+    const makespan = best ? best.makespan : null;
+    const bound = best ? best.bound : null;
+    set('pl-incumbent', Number.isFinite(makespan) ? num(makespan) : '');
+    set('pl-bound', Number.isFinite(bound) ? num(bound) : '');
+    set('pl-gap', gapText(makespan, bound));
+    this.$('pl-incumbent').dataset.value = Number.isFinite(makespan) ? String(makespan) : '';
+    this.$('pl-bound').dataset.value = Number.isFinite(bound) ? String(bound) : '';
+  }
+
+  references() {
+    const generated = this.host.bestGenerated();
+    const refs = [];
+    if (generated)
+      refs.push(
+          [`best generated (${generated.schedule.name})`, generated.schedule.makespan, '#a16207']);
+    if (this.engine === 'mip' && this.planner.best)
+      refs.push(['branch and bound', this.planner.best.makespan, '#0f766e']);
+    return refs;
+  }
+
+  // ---- the branch and bound ----
+
+  plannerIncumbent(best) {
+    this.host.onSchedule('planned', {text: best.text, schedule: best.schedule});
+    if (this.running === 'planner')
+      this.chart.addOverall(best.seconds, best.makespan, best.bound ?? 0);
+    this.showNumbers();
+  }
+
+  plannerProgress({bound, stats, seconds}) {
+    const best = this.planner.best;
+    if (best && Number.isFinite(bound))
+      this.chart.addOverall(seconds, best.makespan, bound);
+    else
+      this.chart.setTime(seconds);
+    if (stats) {
+      this.$('pl-stats').textContent = statsLine(stats);
+      this.warmStartReference(stats);
+    }
+    this.showNumbers();
+  }
+
+  // The planner says which published schedules run on its placement and how
+  // long they take: the best of them is the line its curve must beat.
+  warmStartReference(stats) {
+    const starts = Object.entries(stats.warm_start || {}).filter(([, v]) => Number.isFinite(v));
+    if (!starts.length || this.referenced === stats.placement) return;
+    this.referenced = stats.placement;
+    const [name, value] = starts.reduce((a, b) => (b[1] < a[1] ? b : a));
+    this.chart.setReferences([[name, value, '#a16207']]);
+  }
+
+  // ---- the MIP ----
+
+  mipIncumbent({objective, columns, seconds}) {
+    const problem = this.host.problem();
+    try {
+      const entry = this.host.core.scheduleFromMip(problem.text, this.runOptions, columns);
+      this.mipBest = {
+        makespan: entry.schedule.makespan,
+        bound: this.mipBest ? this.mipBest.bound : null
+      };
+      this.host.onSchedule('mip', entry);
+    } catch (error) {
+      this.$('pl-plan-note').textContent =
+          `HiGHS found objective ${num(objective)}, but it does not map back ` +
+          `to a schedule: ${error.message}`;
+    }
+    this.chart.addOverall(
+        seconds, objective,
+        this.mipBest && Number.isFinite(this.mipBest.bound) ? this.mipBest.bound : 0);
+    this.showNumbers();
+  }
+
+  mipProgress({primal, dual, gap, nodes, seconds}) {
+    if (Number.isFinite(dual)) {
+      this.mipBest = {...(this.mipBest || {makespan: null}), bound: dual};
+      if (Number.isFinite(primal) && primal < 1e300) this.chart.addOverall(seconds, primal, dual);
+    }
+    this.chart.setTime(seconds || 0);
+    const parts = [];
+    if (nodes !== null && nodes !== undefined) parts.push(`${nodes} nodes`);
+    if (Number.isFinite(gap) && gap < 1e300) parts.push(`HiGHS gap ${(100 * gap).toFixed(2)}%`);
+    this.$('pl-stats').textContent = `HiGHS: ${parts.join(', ')}`;
+    this.showNumbers();
+  }
+
+  // ---- runs ----
+
+  start() {
+    const problem = this.host.problem();
+    if (!problem || this.running) return this.run;
+    this.run = this.execute(problem);
+    return this.run;
+  }
+
+  async execute(problem) {
+    const {timeS} = this.settings();
+    this.running = this.engine;
+    this.runOptions = this.options();
+    this.referenced = null;
+    this.setButtons();
+    this.chart.reset(null);
+    this.chart.setReferences(this.references());
+    this.$('pl-plan-note').textContent = '';
+    this.host.onRun(this.running === 'mip' ? 'solving' : 'planning', problem.key);
+    let status = 'done';
+    try {
+      if (this.running === 'planner') {
+        const generated = this.host.bestGenerated();
+        const offers = generated ? [generated.text] : [];
+        const done = await this.planner.plan(problem.text, this.runOptions, timeS, offers);
+        status = done.reason === 'stopped' ? 'stopped' : 'done';
+        const best = this.planner.best;
+        const where = best && best.schedule.problem ?
+            ` on the ${best.schedule.problem.placement} placement` :
+            '';
+        this.$('pl-plan-note').textContent = this.planner.proven ?
+            `Proven optimal${where} in ${formatSeconds(done.elapsedS)}.` :
+            done.reason === 'stopped' ?
+            'Stopped; the best schedule is kept.' :
+            `Time limit reached after ${formatSeconds(done.elapsedS)}; the best schedule is kept.`;
+      } else {
+        status = await this.runMip(problem, timeS);
+      }
+    } catch (error) {
+      status = 'error';
+      this.host.onError(error.message || String(error));
+    } finally {
+      this.running = null;
+      this.setButtons();
+      this.showNumbers();
+      this.host.onRun(status, problem.key);
+    }
+  }
+
+  async runMip(problem, timeS) {
+    const core = this.host.core;
+    const options = this.runOptions;
+    const lp = core.emitLp(problem.text, options);
+    const incumbent = this.planner.best || this.host.bestGenerated();
+    let start = null;
+    try {
+      start = incumbent ? core.mipStart(problem.text, options, incumbent.text) : null;
+    } catch (error) {
+      this.$('pl-plan-note').textContent = `No warm start (${error.message}).`;
+    }
+    this.mipBest = null;
+    const done = await this.mip.solve(lp, start, timeS);
+    if (done.columns && Object.keys(done.columns).length && done.status !== 'stopped') {
+      try {
+        const entry = core.scheduleFromMip(problem.text, options, done.columns);
+        this.mipBest = {makespan: entry.schedule.makespan, bound: done.dual};
+        this.host.onSchedule('mip', entry);
+      } catch (error) {
+        this.$('pl-plan-note').textContent =
+            `The MIP's answer does not map back to a schedule: ${error.message}`;
+      }
+    } else if (this.mipBest && Number.isFinite(done.dual)) {
+      this.mipBest.bound = done.dual;
+    }
+    const warm = done.start ? ` Warm start: ${done.start.given} columns from ${
+                                  incumbent ? incumbent.schedule.name : 'none'}` +
+            (done.start.missing ? ` (${done.start.missing} names not in the LP).` : '.') :
+                                  '';
+    this.$('pl-plan-note').textContent =
+        `HiGHS: ${done.status} after ${formatSeconds(done.seconds || 0)}.${warm}`;
+    return done.status === 'stopped' ? 'stopped' : 'done';
+  }
+
+  /** Stops the run and resolves once it has ended (its last schedule taken). */
+  async stop() {
+    if (this.running === 'planner') await this.planner.stop();
+    if (this.running === 'mip') this.mip.stop();
+    if (this.run) await this.run;
+  }
+}
+
+// The planner's counters worth a glance (all of them when none of these is there).
+const STATS_SHOWN =
+    ['phase', 'ops', 'nodes', 'best_source', 'dives', 'lns_improvements', 'offers', 'seconds'];
+
+function statsLine(stats) {
+  const shown = STATS_SHOWN.filter((k) => k in stats);
+  return (shown.length ? shown.map((k) => [k, stats[k]]) : Object.entries(stats))
+      .filter(([, v]) => typeof v === 'number' || typeof v === 'boolean' || typeof v === 'string')
+      .map(([k, v]) => `${k.replace(/_/g, ' ')} ${typeof v === 'number' ? num(v) : v}`)
+      .join(' \u00b7 ');
+}

@@ -1,0 +1,407 @@
+// The timeline plot: one or two schedules stacked on one time axis, one row
+// per device, cells coloured by kind (F blue, B orange, W green; a full
+// backward B+W orange with a green foot; an overlapped F&B pair split in two
+// halves inside a black border), numbered by micro-batch, shaded by chunk and
+// direction, idle gaps hatched, memory tracks under the rows. Hovering a cell
+// draws its dependency arrows (communication delays solid, waiting dotted)
+// and a tooltip; zoom and pan come from timeline_input.mjs. One canvas, redrawn at most once per
+// frame (Plot), drawing only the cells in view: DualPipe-sized schedules stay fluid.
+import {COLORS, FONT, Plot} from '../plots/canvas.mjs';
+import {linearScale} from '../plots/scales.mjs';
+
+import {CellBatch, PALETTE} from './cells.mjs';
+import {arrowsOf, buildLayout, clampDomain, panDomain, slotAt, visibleRange, zoomDomain} from './layout.mjs';
+import {drawMemoryTracks, MEMORY_LEGEND} from './memory_track.mjs';
+import {attachInput, tooltipText} from './timeline_input.mjs';
+
+const LEFT = 58;
+const RIGHT = 12;
+const TITLE_H = 20;
+const AXIS_H = 22;
+const ARROW_IN = '#111827';
+const ARROW_OUT = '#7c3aed';
+const DELAY = '#db2777';
+
+function hatch(ctx) {
+  const tile = document.createElement('canvas');
+  tile.width = tile.height = 6;
+  const t = tile.getContext('2d');
+  t.strokeStyle = '#e2e8f0';
+  t.lineWidth = 1;
+  t.beginPath();
+  t.moveTo(0, 6);
+  t.lineTo(6, 0);
+  t.stroke();
+  return ctx.createPattern(tile, 'repeat');
+}
+
+const fmt = (v) => String(Number(Number(v).toPrecision(6)));
+
+export class Timeline {
+  /** canvas: the plot; tooltip: an absolutely placed element beside it. */
+  constructor(canvas, tooltip) {
+    this.canvas = canvas;
+    this.tooltip = tooltip;
+    this.blocks = [];  // [{schedule, layout, title}]
+    this.domain = [0, 1];
+    this.max = 1;
+    this.hasData = false;
+    this.hover = null;  // {block, slot}
+    this.showMemory = true;
+    this.comm = 0;
+    this.plot = new Plot(canvas, (ctx, w, h) => this.draw(ctx, w, h));
+    attachInput(this);
+  }
+
+  /** Shows schedules (1 or 2) on one time axis; keeps the zoom when asked. */
+  setSchedules(entries, {comm = 0, keepZoom = false} = {}) {
+    const block = (e) => (
+        {schedule: e.schedule, title: e.title || e.schedule.name, layout: buildLayout(e.schedule)});
+    this.blocks = entries.filter((e) => e && e.schedule).map(block);
+    this.comm = comm;
+    this.canvas.dataset.schedules = this.blocks.map((b) => b.schedule.name).join(',');
+    const max = Math.max(1e-9, ...this.blocks.map((b) => b.layout.makespan));
+    // A zoomed view stays (clamped) when asked; a whole view follows the new makespan.
+    const zoomed = this.hasData && this.zoomed;
+    this.max = max;
+    this.hasData = this.blocks.length > 0;
+    this.domain = keepZoom && zoomed ? clampDomain(this.domain, max) : [0, max];
+    this.hover = null;
+    this.tooltip.hidden = true;
+    this.resize();
+    this.plot.request();
+  }
+
+  setMemory(show) {
+    this.showMemory = show;
+    this.resize();
+  }
+
+  /** Sets the visible time range ([t0, t1], clamped), e.g. from a permalink. */
+  setDomain(domain) {
+    this.domain = clampDomain(domain, this.max);
+    this.plot.request();
+  }
+
+  get zoomed() {
+    return this.domain[0] > 0 || this.domain[1] < this.max;
+  }
+
+  rowHeight(devices) {
+    return devices <= 12 ? 22 : Math.max(9, Math.floor(264 / devices));
+  }
+
+  trackHeight(devices) {
+    if (devices <= 8) return 20;
+    return devices <= 12 ? 16 : Math.max(6, Math.floor(180 / devices));
+  }
+
+  // Block geometry: where each block's title, rows and memory tracks sit.
+  geometry() {
+    let y = 4;
+    return this.blocks.map((block) => {
+      const n = block.layout.devices;
+      const row = this.rowHeight(n);
+      const track = this.trackHeight(n);
+      const g = {titleY: y, rowsTop: y + TITLE_H, row, track, devices: n};
+      g.rowsBottom = g.rowsTop + n * row;
+      g.memTop = g.rowsBottom + 18;
+      g.memBottom = this.showMemory && block.schedule.memory ? g.memTop + n * track : g.rowsBottom;
+      y = g.memBottom + 10;
+      return g;
+    });
+  }
+
+  resize() {
+    const geo = this.geometry();
+    const height = geo.length ? geo[geo.length - 1].memBottom + AXIS_H + 6 : 120;
+    this.canvas.style.height = `${height}px`;
+    this.plot.request();
+  }
+
+  scale(width) {
+    return linearScale(this.domain[0], this.domain[1], LEFT, width - RIGHT);
+  }
+
+  draw(ctx, width, height) {
+    if (!this.blocks.length) {
+      ctx.fillStyle = COLORS.muted;
+      ctx.textAlign = 'center';
+      ctx.fillText('no schedule', width / 2, height / 2);
+      return false;
+    }
+    if (!this.pattern) this.pattern = hatch(ctx);
+    const x = this.scale(width);
+    const geo = this.geometry();
+    this.drawGrid(ctx, x, width, geo);
+    this.blocks.forEach((block, i) => this.drawBlock(ctx, block, geo[i], x, width));
+    if (this.hover) this.drawArrows(ctx, this.hover, geo[this.hover.block], x);
+    this.drawAxis(ctx, x, width, geo[geo.length - 1].memBottom + 4);
+    return true;
+  }
+
+  drawGrid(ctx, x, width, geo) {
+    ctx.save();
+    ctx.strokeStyle = COLORS.grid;
+    ctx.lineWidth = 1;
+    for (const t of x.ticks(8)) {
+      const px = Math.round(x(t)) + 0.5;
+      ctx.beginPath();
+      ctx.moveTo(px, geo[0].rowsTop);
+      ctx.lineTo(px, geo[geo.length - 1].memBottom);
+      ctx.stroke();
+    }
+    ctx.restore();
+  }
+
+  drawAxis(ctx, x, width, y) {
+    ctx.save();
+    ctx.fillStyle = COLORS.muted;
+    ctx.strokeStyle = COLORS.muted;
+    ctx.textAlign = 'center';
+    ctx.textBaseline = 'top';
+    ctx.beginPath();
+    ctx.moveTo(LEFT, y + 0.5);
+    ctx.lineTo(width - RIGHT, y + 0.5);
+    ctx.stroke();
+    for (const t of x.ticks(8)) {
+      const px = Math.round(x(t)) + 0.5;
+      ctx.beginPath();
+      ctx.moveTo(px, y);
+      ctx.lineTo(px, y + 4);
+      ctx.stroke();
+      ctx.fillText(fmt(t), px, y + 5);
+    }
+    ctx.textAlign = 'left';
+    ctx.fillText('time', 6, y + 5);
+    ctx.restore();
+  }
+
+  drawBlock(ctx, block, g, x, width) {
+    const {layout, schedule} = block;
+    const [t0, t1] = this.domain;
+    const left = LEFT;
+    const right = width - RIGHT;
+    ctx.save();
+    ctx.fillStyle = COLORS.ink;
+    ctx.font = `600 ${FONT}`;
+    ctx.textBaseline = 'middle';
+    ctx.textAlign = 'left';
+    ctx.fillText(block.title, left, g.titleY + TITLE_H / 2 - 1);
+    const titleWidth = ctx.measureText(block.title).width;
+    ctx.fillStyle = COLORS.muted;
+    ctx.font = FONT;
+    const above = block === this.blocks[0] ? null : this.blocks[0].schedule;
+    ctx.fillText(blockSummary(schedule, above), left + titleWidth + 16, g.titleY + TITLE_H / 2 - 1);
+    ctx.beginPath();
+    ctx.rect(left, g.rowsTop, right - left, g.rowsBottom - g.rowsTop);
+    ctx.clip();
+    ctx.fillStyle = this.pattern;
+    for (let d = 0; d < layout.devices; ++d) {  // idle gaps: hatched
+      const y = g.rowsTop + d * g.row;
+      for (const [a, b] of layout.gaps[d]) {
+        if (b < t0 || a > t1) continue;
+        ctx.fillRect(x(a), y + 1, x(b) - x(a), g.row - 2);
+      }
+    }
+    const batch = new CellBatch();
+    let hovered = null;
+    for (let d = 0; d < layout.devices; ++d) {
+      const [first, last] = visibleRange(layout, d, t0, t1);
+      const y = g.rowsTop + d * g.row;
+      for (let k = first; k < last; ++k) {
+        const s = layout.rows[d][k];
+        const slot = layout.slots[s];
+        const x0 = x(slot.start);
+        const x1 = x(slot.end);
+        batch.cell(layout, slot, x0, x1, y, g.row);
+        if (this.hover && this.hover.layout === layout && this.hover.slot === s)
+          hovered = [x0, x1, y];
+      }
+    }
+    batch.flush(ctx);
+    if (hovered) {
+      const [x0, x1, y] = hovered;
+      ctx.strokeStyle = '#111827';
+      ctx.lineWidth = 2;
+      ctx.strokeRect(x0 - 0.5, y + 1, Math.max(1, x1 - x0 + 1), g.row - 2);
+    }
+    ctx.restore();
+    ctx.save();
+    ctx.fillStyle = COLORS.muted;
+    ctx.textAlign = 'right';
+    ctx.textBaseline = 'middle';
+    for (let d = 0; d < layout.devices; ++d) {
+      if (g.row >= 10 || d % Math.ceil(10 / g.row) === 0) {
+        ctx.fillText(`dev ${d}`, left - 6, g.rowsTop + d * g.row + g.row / 2);
+      }
+    }
+    ctx.strokeStyle = COLORS.line || '#cbd5e1';
+    ctx.strokeRect(left + 0.5, g.rowsTop + 0.5, right - left - 1, g.rowsBottom - g.rowsTop);
+    ctx.restore();
+    if (g.memBottom > g.rowsBottom) {
+      drawMemoryTracks(ctx, schedule, {left, right, top: g.memTop}, g.track, x, this.domain);
+      ctx.save();
+      ctx.fillStyle = COLORS.muted;
+      ctx.textAlign = 'left';
+      ctx.textBaseline = 'bottom';
+      ctx.fillText('memory per device (peak at left; dashed: the cap)', left, g.memTop - 3);
+      ctx.restore();
+    }
+  }
+
+  rowCenter(g, device) {
+    return g.rowsTop + device * g.row + g.row / 2;
+  }
+
+  drawArrows(ctx, hover, g, x) {
+    const {layout} = hover;
+    const {preds, succs} = arrowsOf(layout, hover.slot, this.comm);
+    const ops = layout.ops;
+    const one = (arc, color) => {
+      const from = ops[arc.from];
+      const to = ops[arc.to];
+      const ya = this.rowCenter(g, from.device);
+      const yb = this.rowCenter(g, to.device);
+      const xa = x(from.end);
+      const xd = x(from.end + arc.delay);
+      const xb = x(to.start);
+      ctx.strokeStyle = color;
+      ctx.fillStyle = color;
+      ctx.lineWidth = 1.5;
+      ctx.beginPath();  // the hop between rows, at the moment the data leaves
+      ctx.moveTo(xa, ya);
+      ctx.lineTo(xa, yb);
+      ctx.stroke();
+      if (arc.delay > 0) {  // the communication delay, solid and pink
+        ctx.strokeStyle = DELAY;
+        ctx.lineWidth = 3;
+        ctx.beginPath();
+        ctx.moveTo(xa, yb);
+        ctx.lineTo(xd, yb);
+        ctx.stroke();
+      }
+      if (xb > xd + 1) {  // waiting for the device: dotted
+        ctx.strokeStyle = color;
+        ctx.lineWidth = 1;
+        ctx.setLineDash([2, 2]);
+        ctx.beginPath();
+        ctx.moveTo(xd, yb);
+        ctx.lineTo(xb, yb);
+        ctx.stroke();
+        ctx.setLineDash([]);
+      }
+      ctx.beginPath();  // the head, at the dependent's start
+      ctx.moveTo(xb, yb);
+      ctx.lineTo(xb - 6, yb - 4);
+      ctx.lineTo(xb - 6, yb + 4);
+      ctx.closePath();
+      ctx.fill();
+      ctx.beginPath();
+      ctx.arc(xa, ya, 2.5, 0, 2 * Math.PI);
+      ctx.fill();
+    };
+    ctx.save();
+    for (const arc of preds) one(arc, ARROW_IN);
+    for (const arc of succs) one(arc, ARROW_OUT);
+    ctx.restore();
+  }
+
+  // ---- interaction ----
+
+  hitTest(px, py) {
+    const width = this.canvas.clientWidth;
+    if (px < LEFT || px > width - RIGHT) return null;
+    const x = this.scale(width);
+    const geo = this.geometry();
+    for (let i = 0; i < geo.length; ++i) {
+      const g = geo[i];
+      if (py < g.rowsTop || py >= g.rowsBottom) continue;
+      const d = Math.floor((py - g.rowsTop) / g.row);
+      const layout = this.blocks[i].layout;
+      const t = x.invert(px);
+      const tolerance = (this.domain[1] - this.domain[0]) / width;  // one pixel
+      let s = slotAt(layout, d, t);
+      if (s < 0) s = slotAt(layout, d, t + tolerance);
+      if (s < 0) s = slotAt(layout, d, t - tolerance);
+      return s < 0 ? null : {block: i, slot: s, layout, device: d};
+    }
+    return null;
+  }
+
+  showTooltip(hit, px, py) {
+    if (!hit) {
+      this.tooltip.hidden = true;
+      return;
+    }
+    this.tooltip.textContent = tooltipText(hit.layout, hit.slot, this.comm);
+    this.tooltip.hidden = false;
+    const box = this.canvas.getBoundingClientRect();
+    const parent = this.tooltip.offsetParent || this.canvas.parentElement;
+    const base = parent.getBoundingClientRect();
+    const left = box.left - base.left + px + 14;
+    const flip = px > box.width - 260;
+    this.tooltip.style.left = `${flip ? left - 280 : left}px`;
+    this.tooltip.style.top = `${box.top - base.top + py + 12}px`;
+  }
+
+  setHover(hit, px, py) {
+    const same =
+        hit && this.hover && this.hover.slot === hit.slot && this.hover.block === hit.block;
+    if (!same && (hit || this.hover)) {
+      this.hover = hit;
+      this.plot.request();
+    }
+    this.showTooltip(hit, px, py);
+  }
+
+  zoom(factor, at = null) {
+    const center = at === null ? (this.domain[0] + this.domain[1]) / 2 : at;
+    this.domain = zoomDomain(this.domain, center, factor, this.max, this.max * 1e-4);
+    this.plot.request();
+    if (this.onZoom) this.onZoom(this.domain);
+  }
+
+  pan(dt) {
+    this.domain = panDomain(this.domain, dt, this.max);
+    this.plot.request();
+    if (this.onZoom) this.onZoom(this.domain);
+  }
+
+  fit() {
+    this.domain = [0, this.max];
+    this.plot.request();
+    if (this.onZoom) this.onZoom(this.domain);
+  }
+}
+
+// One line on a block: its numbers and, for a stacked block, the makespan
+// difference to the schedule shown above it.
+function blockSummary(schedule, above = null) {
+  let makespan = `makespan ${fmt(schedule.makespan)}`;
+  if (above && above.makespan > 0) {
+    const delta = schedule.makespan - above.makespan;
+    const sign = delta > 0 ? '+' : delta < 0 ? '\u2212' : '\u00b1';
+    makespan += ` (${sign}${fmt(Math.abs(delta))}, ${sign}${
+                    (100 * Math.abs(delta) / above.makespan).toFixed(1)}% ` +
+        `vs ${above.name})`;
+  }
+  const parts = [makespan];
+  const b = schedule.bubble;
+  if (b) {
+    parts.push(
+        `bubble ${(100 * b.global_rate).toFixed(1)}% global, ` +
+        `${(100 * b.span_rate).toFixed(1)}% span`);
+  }
+  if (schedule.peak_activation && schedule.peak_activation.length) {
+    parts.push(`peak act ${fmt(Math.max(...schedule.peak_activation))}`);
+  }
+  if (schedule.valid === false) parts.push('INVALID');
+  return parts.join('   \u00b7   ');
+}
+
+/** The legend entries of the timeline and its tracks ([color, label]). */
+export const TIMELINE_LEGEND = [
+  [PALETTE.F[0], 'F'], [PALETTE.B[0], 'B'], [PALETTE.W[0], 'W'],
+  [PALETTE.F[1], 'chunk 1 / reverse (darker)'], [DELAY, 'comm delay'], ...MEMORY_LEGEND
+];
