@@ -1,0 +1,47 @@
+// Held-out models (examples/teach/heldout/): other sizes, depths and meshes
+// in the same vocabulary. Where a textbook answer exists the solver must
+// find it; the "beyond_" models record what it finds instead, with the
+// reason in each file's description (and in the README).
+#include <doctest/doctest.h>
+
+#include "teach_support.h"
+
+namespace shardlab {
+namespace {
+
+struct HeldOut {
+  const char* file;
+  std::vector<std::pair<const char*, const char*>> roles;  // axis -> role
+};
+
+TEST_CASE("teach: held-out models give the textbook answer where one exists") {
+  const std::vector<HeldOut> cases = {
+      {"mlp_b2048_mesh4.json", {{"x", "megatron"}}},
+      {"mlp_b65536_mesh16.json", {{"x", "data_parallel"}}},
+      {"mlp_inference_mesh8.json", {{"x", "data_parallel"}}},
+      {"mlp3_b1024_mesh8.json", {{"x", "megatron"}}},
+      {"mlp2_zero3_mesh16.json", {{"x", "zero3"}}},
+      {"mlp2_b16384_mesh2x4.json", {{"data", "data_parallel"}, {"model", "megatron"}}},
+      {"transformer_mesh4x2.json", {{"data", "data_parallel"}, {"model", "megatron"}}},
+      {"moe16_mesh16.json", {{"x", "expert_parallel"}}},
+      {"beyond_mlp2_b8192_mesh2x4.json", {{"data", "megatron"}, {"model", "data_parallel"}}},
+      {"beyond_mlp2_b32768_mesh2x4.json", {{"data", "data_parallel"}, {"model", "zero3"}}},
+      {"beyond_transformer_b4_h16.json", {{"data", "megatron"}, {"model", "mixed"}}},
+  };
+  for (const HeldOut& c : cases) {
+    CAPTURE(c.file);
+    const test::TeachRun run = test::teach_solve_file(std::string("heldout/") + c.file);
+    CHECK(run.bound == run.cost);
+    for (const auto& [axis, role] : c.roles) CHECK(run.json["axes"][axis]["role"] == role);
+  }
+}
+
+TEST_CASE("teach: in inference, data parallelism pays no collective at all") {
+  const test::TeachRun run = test::teach_solve_file("heldout/mlp_inference_mesh8.json");
+  CHECK(run.json["collectives"].empty());
+  CHECK(run.json["ops"]["y1"]["dims"]["b"] == "x");
+  CHECK_FALSE(run.json.contains("zero_table"));
+}
+
+}  // namespace
+}  // namespace shardlab
