@@ -145,52 +145,58 @@ std::string partition_spec(const Generated& gen, int32_t v, int32_t strategy) {
 
 Result<Explanation> explain(const Generated& gen, const std::vector<int32_t>& plan) {
   const std::vector<GraphNode>& nodes = gen.graph.nodes;
-  const int32_t n = static_cast<int32_t>(nodes.size());
-  if (static_cast<int32_t>(plan.size()) != n) {
+  const int32_t groups = static_cast<int32_t>(gen.groups.size());
+  if (static_cast<int32_t>(plan.size()) != groups) {
     return Status(StatusCode::kInvalidInput, "the plan has " + std::to_string(plan.size()) +
                                                  " entries but the instance has " +
-                                                 std::to_string(n) + " nodes");
+                                                 std::to_string(groups) + " nodes");
   }
-  for (int32_t v = 0; v < n; ++v) {
-    if (plan[v] < 0 || plan[v] >= static_cast<int32_t>(gen.strategies[v].size())) {
+  for (int32_t g = 0; g < groups; ++g) {
+    const size_t k = gen.strategies[gen.groups[g][0]].size();
+    if (plan[g] < 0 || plan[g] >= static_cast<int32_t>(k)) {
       return Status(StatusCode::kInvalidInput,
-                    "node " + std::to_string(v) + " (" + nodes[v].name + ") has strategy " +
-                        std::to_string(plan[v]) + " but only " +
-                        std::to_string(gen.strategies[v].size()) + " strategies");
+                    "node " + std::to_string(g) + " (" + nodes[gen.groups[g][0]].name +
+                        ") has strategy " + std::to_string(plan[g]) + " but only " +
+                        std::to_string(k) + " strategies");
     }
   }
   Explanation x;
   x.plan = plan;
+  x.node_plan = gen.node_plan(plan);
+  const std::vector<int32_t>& np = x.node_plan;
+  const int32_t n = static_cast<int32_t>(nodes.size());
   for (int32_t v = 0; v < n; ++v) {
-    x.strategy_names.push_back(strategy_name(nodes[v], gen.strategies[v][plan[v]], gen.model.mesh));
-    const NodeCost& cost = gen.node_costs[v][plan[v]];
+    x.strategy_names.push_back(strategy_name(nodes[v], gen.strategies[v][np[v]], gen.model.mesh));
+    const NodeCost& cost = gen.node_costs[v][np[v]];
     x.compute_ns += cost.compute_ns;
     for (const Collective& c : cost.collectives) {
       x.collectives.push_back({c, "op " + nodes[v].name, pass_of(nodes[v].kind)});
       x.op_collective_ns += c.ns;
     }
   }
-  for (int32_t e = 0; e < static_cast<int32_t>(gen.edges.size()); ++e) {
-    const EdgeInfo& edge = gen.edges[e];
-    std::vector<Collective> list;
-    x.edge_collective_ns += edge_collectives(gen, e, plan[edge.from], plan[edge.to], &list);
-    const bool gradient = !edge.operands.empty() && edge.operands[0] < 0;
-    for (Collective& c : list) {
-      x.collectives.push_back({std::move(c),
-                               "edge " + nodes[edge.from].name + " -> " + nodes[edge.to].name,
-                               gradient ? "backward" : pass_of(nodes[edge.to].kind)});
+  auto add_links = [&](const std::vector<Link>& links) {
+    for (const Link& link : links) {
+      std::vector<Collective> list;
+      x.edge_collective_ns += link_collectives(gen, link, np[link.from], np[link.to], &list);
+      for (Collective& c : list) {
+        x.collectives.push_back({std::move(c),
+                                 "edge " + nodes[link.from].name + " -> " + nodes[link.to].name,
+                                 link.operand < 0 ? "backward" : pass_of(nodes[link.to].kind)});
+      }
     }
-  }
+  };
+  for (const EdgeInfo& edge : gen.edges) add_links(edge.links);
+  for (const std::vector<Link>& links : gen.internal_links) add_links(links);
   x.total_ns = x.compute_ns + x.op_collective_ns + x.edge_collective_ns;
   const Evaluation check = evaluate(gen.problem, plan);
   x.peak_bytes = static_cast<int64_t>(check.peak_usage);
   x.peak_time = check.peak_time;
   for (int32_t v = 0; v < n; ++v) {
     if (nodes[v].kind == NodeKind::kParameter) {
-      x.parameter_bytes_at_peak += gen.node_costs[v][plan[v]].usage_bytes;
+      x.parameter_bytes_at_peak += gen.node_costs[v][np[v]].usage_bytes;
     }
   }
-  x.axes = name_axes(gen, plan, x.collectives);
+  x.axes = name_axes(gen, np, x.collectives);
   x.textbook = textbook_name(x.axes);
 
   const ModelSpec& m = gen.model;
@@ -246,6 +252,7 @@ std::string explanation_json(const Generated& gen, const Explanation& x,
     out["proven_optimal"] = solve.proven_optimal;
     out["seconds"] = solve.seconds;
   }
+  out["plan"] = x.plan;
   out["breakdown"] = {{"compute_ns", x.compute_ns},
                       {"op_collectives_ns", x.op_collective_ns},
                       {"edge_collectives_ns", x.edge_collective_ns},
@@ -283,7 +290,7 @@ std::string explanation_json(const Generated& gen, const Explanation& x,
   Json specs = Json::object();
   for (size_t v = 0; v < nodes.size(); ++v) {
     const GraphNode& node = nodes[v];
-    const int32_t s = x.plan[v];
+    const int32_t s = x.node_plan[v];
     const NodeCost& cost = gen.node_costs[v][s];
     Json entry = {{"strategy", x.strategy_names[v]},
                   {"dims", dims_json(gen, static_cast<int32_t>(v), s)},
@@ -291,14 +298,16 @@ std::string explanation_json(const Generated& gen, const Explanation& x,
                   {"compute_ns", cost.compute_ns},
                   {"usage_bytes", cost.usage_bytes},
                   {"collectives", node_collectives[v]}};
-    if (gen.forced[v] >= 0) entry["forced"] = true;
+    if (gen.forced[gen.group_of[v]] >= 0 && node.lead == static_cast<int32_t>(v)) {
+      entry["forced"] = true;
+    }
     switch (node.kind) {
       case NodeKind::kForward:
         specs[node.name] = partition_spec(gen, static_cast<int32_t>(v), s);
         ops[node.name] = std::move(entry);
         break;
       case NodeKind::kParameter:
-        entry["zero_stage"] = zero_stage(gen, x.plan, static_cast<int32_t>(v));
+        entry["zero_stage"] = zero_stage(gen, x.node_plan, static_cast<int32_t>(v));
         entry["partition_spec"] = partition_spec(gen, static_cast<int32_t>(v), s);
         specs[node.name] = entry["partition_spec"];
         parameters[node.name] = std::move(entry);
@@ -334,7 +343,9 @@ std::string explanation_json(const Generated& gen, const Explanation& x,
   if (solve.has_unforced) {
     Json forced = Json::object();
     for (size_t v = 0; v < nodes.size(); ++v) {
-      if (gen.forced[v] >= 0) forced[nodes[v].name] = x.strategy_names[v];
+      if (gen.forced[gen.group_of[v]] >= 0 && nodes[v].lead == static_cast<int32_t>(v)) {
+        forced[nodes[v].name] = x.strategy_names[v];
+      }
     }
     out["force"] = {{"forced", std::move(forced)},
                     {"free_cost", solve.unforced_cost},
@@ -371,7 +382,11 @@ std::string explanation_text(const Generated& gen, const Explanation& x,
               " (" + p.collective.what + ", " + human_ns(p.collective.ns) + ")";
     }
     line(pad(node.name, width) + "  " + pad(pass_of(node.kind), 10) +
-         pad(x.strategy_names[v] + (gen.forced[v] >= 0 ? " (forced)" : ""), 18) +
+         pad(x.strategy_names[v] +
+                 (gen.forced[gen.group_of[v]] >= 0 && node.lead == static_cast<int32_t>(v)
+                      ? " (forced)"
+                      : ""),
+             18) +
          (paid.empty() ? "-" : paid));
   }
   line("");
@@ -400,7 +415,7 @@ std::string explanation_text(const Generated& gen, const Explanation& x,
     const NodeKind k = nodes[v].kind;
     if (k != NodeKind::kInput && k != NodeKind::kParameter && k != NodeKind::kForward) continue;
     specs += (specs.empty() ? "" : ", ") + nodes[v].name + "=" +
-             partition_spec(gen, static_cast<int32_t>(v), x.plan[v]);
+             partition_spec(gen, static_cast<int32_t>(v), x.node_plan[v]);
   }
   line("JAX PartitionSpecs: " + specs);
   if (!x.zero_table.empty()) {

@@ -36,8 +36,9 @@ struct ZeroRow {
 };
 
 struct Explanation {
-  std::vector<int32_t> plan;
-  std::vector<std::string> strategy_names;  // per node
+  std::vector<int32_t> plan;                // per instance node (as solved)
+  std::vector<int32_t> node_plan;           // per graph node (Generated::node_plan)
+  std::vector<std::string> strategy_names;  // per graph node
   std::vector<PlacedCollective> collectives;
   int64_t compute_ns = 0;
   int64_t op_collective_ns = 0;
@@ -54,7 +55,7 @@ struct Explanation {
 };
 
 // The textbook strategy of each mesh axis (textbook.cpp), and their names
-// joined ("" when an axis is mixed).
+// joined ("" when an axis is mixed). These take a plan per graph node.
 std::vector<AxisRole> name_axes(const Generated& gen, const std::vector<int32_t>& plan,
                                 const std::vector<PlacedCollective>& collectives);
 std::string textbook_name(const std::vector<AxisRole>& roles);
@@ -66,7 +67,8 @@ int32_t zero_stage_on(const Generated& gen, const std::vector<int32_t>& plan, in
 int32_t zero_stage(const Generated& gen, const std::vector<int32_t>& plan, int32_t node);
 
 // plan: one strategy index per instance node (a solver's answer). Errors when
-// the plan has the wrong length or an index out of range.
+// the plan has the wrong length or an index out of range. The collectives are
+// listed per graph node: an op's backward ops show their own.
 Result<Explanation> explain(const Generated& gen, const std::vector<int32_t>& plan);
 
 // What the solver said, for the report.
@@ -88,13 +90,16 @@ struct SolveSummary {
 // dimension that they divide.
 std::string partition_spec(const Generated& gen, int32_t node, int32_t strategy);
 
-// The CLI's --json (and the page's) document: {"model", "mesh", "cost_model",
-// "cost_unit": "ns", "usage_unit": "bytes", "cost", "lower_bound",
-// "proven_optimal", "seconds", "breakdown", "peak_bytes_per_device",
-// "memory_limit_bytes", "textbook", "axes", "ops" (forward ops by name:
-// "dims", "strategy", "collectives", "compute_ns", "usage_bytes"),
-// "backward", "parameters", "inputs", "collectives", "edges", "partition_specs",
-// "zero_table", and "force" when strategies were forced}.
+// The CLI's --json (and the page's) document: {"model", "mesh", "training",
+// "cost_model", "cost_unit": "ns", "usage_unit": "bytes", "instance", "cost",
+// "lower_bound", "proven_optimal", "seconds", "plan" (a strategy per instance
+// node), "breakdown", "peak_bytes_per_device", "peak_time",
+// "parameter_bytes_per_device", "memory_limit_bytes", "textbook", "axes",
+// "ops" (forward ops by name: "strategy", "dims", "detail", "compute_ns",
+// "usage_bytes", "collectives"), "backward", "parameters" (+ "zero_stage",
+// "partition_spec"), "inputs", "collectives" (each with kind, axis, bytes,
+// ns, what, on, pass), "partition_specs", "zero_table" (training), and
+// "force" when strategies were forced}.
 std::string explanation_json(const Generated& gen, const Explanation& x,
                              const SolveSummary& solve);
 // The CLI's text report.

@@ -1,6 +1,7 @@
 // Turns a model into a contest instance: the training graph (graph.h), each
-// node's strategies with their own cost and usage (strategies.h), and one
-// edge per producer-consumer pair whose matrix prices every pair of layouts
+// node's strategies with their own cost and usage (strategies.h), one
+// instance node per forward op (with its backward ops), input and parameter,
+// and one edge per pair of them whose matrix prices every pair of layouts
 // with the collectives that re-partition between them (collectives.h).
 // Also writes the instance as contest JSON and the sidecar that names it.
 #include <algorithm>
@@ -14,14 +15,31 @@
 namespace shardlab::teach {
 namespace {
 
-std::string what_flows(const Generated& gen, const EdgeInfo& edge) {
-  const GraphNode& from = gen.graph.nodes[edge.from];
-  const GraphNode& to = gen.graph.nodes[edge.to];
-  if (edge.operands.size() == 1 && edge.operands[0] < 0) return "gradient of " + to.name;
-  return "output of " + from.name;
+// The member's strategy that follows the lead's: the same axis on the same
+// letter (the member's letters are among the lead's), or replicated.
+Result<int32_t> follow(const Generated& gen, int32_t lead, int32_t member, int32_t s) {
+  if (member == lead) return s;
+  const GraphNode& l = gen.graph.nodes[lead];
+  const GraphNode& m = gen.graph.nodes[member];
+  Strategy want;
+  for (int8_t letter : gen.strategies[lead][s].axis_letter) {
+    want.axis_letter.push_back(
+        letter < 0 ? int8_t{-1} : static_cast<int8_t>(m.letter_index(l.letters[letter])));
+  }
+  const std::vector<Strategy>& list = gen.strategies[member];
+  for (size_t i = 0; i < list.size(); ++i) {
+    if (list[i] == want) return static_cast<int32_t>(i);
+  }
+  return Status(StatusCode::kInternal, "no strategy of " + m.name + " follows " + l.name);
 }
 
 }  // namespace
+
+std::vector<int32_t> Generated::node_plan(const std::vector<int32_t>& plan) const {
+  std::vector<int32_t> out(graph.nodes.size(), 0);
+  for (size_t v = 0; v < graph.nodes.size(); ++v) out[v] = member_strategy[v][plan[group_of[v]]];
+  return out;
+}
 
 Result<Generated> generate(const ModelSpec& model, const GenerateOptions& options) {
   Generated gen;
@@ -36,62 +54,120 @@ Result<Generated> generate(const ModelSpec& model, const GenerateOptions& option
 
   gen.strategies.resize(n);
   gen.node_costs.resize(n);
-  gen.forced.assign(n, -1);
+  gen.group_of.assign(n, -1);
   for (int32_t v = 0; v < n; ++v) {
     gen.strategies[v] = enumerate_strategies(nodes[v], gen.model);
     for (const Strategy& s : gen.strategies[v]) {
       gen.node_costs[v].push_back(node_cost(nodes[v], s, gen.model, gen.costs));
     }
-  }
-  for (const auto& [name, text] : options.forces) {
-    int32_t v = 0;
-    while (v < n && nodes[v].name != name) ++v;
-    if (v == n) {
-      std::string names;
-      for (const GraphNode& node : nodes) names += (names.empty() ? "" : ", ") + node.name;
-      return Status(StatusCode::kInvalidArgument,
-                    "--force '" + name + "=" + text + "': no node '" + name +
-                        "'; the nodes are " + names);
+    if (nodes[v].lead == v) {
+      gen.group_of[v] = static_cast<int32_t>(gen.groups.size());
+      gen.groups.push_back({v});
     }
-    Result<int32_t> s = find_strategy(nodes[v], gen.strategies[v], text, gen.model.mesh);
+  }
+  for (int32_t v = 0; v < n; ++v) {
+    if (nodes[v].lead == v) continue;
+    gen.group_of[v] = gen.group_of[nodes[v].lead];
+    gen.groups[gen.group_of[v]].push_back(v);
+  }
+  gen.member_strategy.resize(n);
+  for (int32_t v = 0; v < n; ++v) {
+    const int32_t lead = nodes[v].lead;
+    for (size_t s = 0; s < gen.strategies[lead].size(); ++s) {
+      Result<int32_t> follows = follow(gen, lead, v, static_cast<int32_t>(s));
+      if (!follows.is_ok()) return follows.status();
+      gen.member_strategy[v].push_back(follows.value());
+    }
+  }
+  const int32_t groups = static_cast<int32_t>(gen.groups.size());
+  gen.forced.assign(groups, -1);
+  for (const auto& [name, text] : options.forces) {
+    int32_t g = 0;
+    while (g < groups && nodes[gen.groups[g][0]].name != name) ++g;
+    if (g == groups) {
+      std::string names;
+      for (const std::vector<int32_t>& group : gen.groups) {
+        names += (names.empty() ? "" : ", ") + nodes[group[0]].name;
+      }
+      return Status(StatusCode::kInvalidArgument,
+                    "--force '" + name + "=" + text + "': no op, input or parameter '" + name +
+                        "' (backward ops follow their forward op); the choices are " + names);
+    }
+    const int32_t lead = gen.groups[g][0];
+    Result<int32_t> s = find_strategy(nodes[lead], gen.strategies[lead], text, gen.model.mesh);
     if (!s.is_ok()) return Status(StatusCode::kInvalidArgument, "--force " + s.status().message());
-    gen.forced[v] = s.value();
+    gen.forced[g] = s.value();
   }
 
-  // Edges: one per (producer, consumer) pair, operands merged.
+  // Links: every operand and every gradient into a parameter. A consumer
+  // group reads a non-parameter output once per layout: its backward ops use
+  // the copy its forward op re-partitioned.
+  gen.internal_links.resize(groups);
   std::map<std::pair<int32_t, int32_t>, int32_t> edge_of;
-  auto edge_for = [&](int32_t from, int32_t to) -> EdgeInfo& {
-    const auto [it, fresh] = edge_of.emplace(std::make_pair(from, to),
-                                             static_cast<int32_t>(gen.edges.size()));
-    if (fresh) gen.edges.push_back({from, to, {}});
-    return gen.edges[it->second];
+  std::map<std::pair<int32_t, std::pair<int32_t, std::string>>, bool> seen;
+  auto add_link = [&](const Link& link) {
+    const int32_t gu = gen.group_of[link.from];
+    const int32_t gv = gen.group_of[link.to];
+    if (gu == gv) {
+      gen.internal_links[gu].push_back(link);
+      return;
+    }
+    // One edge per pair of groups, whichever way its links run.
+    const auto key = std::make_pair(std::min(gu, gv), std::max(gu, gv));
+    const auto [it, fresh] = edge_of.emplace(key, static_cast<int32_t>(gen.edges.size()));
+    if (fresh) gen.edges.push_back({key.first, key.second, {}});
+    gen.edges[it->second].links.push_back(link);
   };
   for (int32_t v = 0; v < n; ++v) {
     for (size_t k = 0; k < nodes[v].operands.size(); ++k) {
-      edge_for(nodes[v].operands[k].node, v).operands.push_back(static_cast<int32_t>(k));
+      const Operand& o = nodes[v].operands[k];
+      if (nodes[o.node].kind != NodeKind::kParameter) {
+        const auto key = std::make_pair(gen.group_of[v], std::make_pair(o.node, o.letters));
+        if (!seen.emplace(key, true).second) continue;
+      }
+      add_link({o.node, v, static_cast<int32_t>(k)});
     }
-    for (int32_t g : nodes[v].gradients) edge_for(g, v).operands.push_back(-1);
+    for (int32_t g : nodes[v].gradients) add_link({g, v, -1});
   }
 
   ProblemBuilder builder;
   builder.problem.name = gen.model.name;
-  for (int32_t v = 0; v < n; ++v) {
+  for (int32_t g = 0; g < groups; ++g) {
+    const int32_t lead = gen.groups[g][0];
     std::vector<Cost> costs;
     std::vector<Usage> usages;
-    for (size_t s = 0; s < gen.strategies[v].size(); ++s) {
-      const bool allowed = gen.forced[v] < 0 || gen.forced[v] == static_cast<int32_t>(s);
-      costs.push_back(allowed ? gen.node_costs[v][s].total_ns : kForbidden);
-      usages.push_back(gen.node_costs[v][s].usage_bytes);
+    for (size_t s = 0; s < gen.strategies[lead].size(); ++s) {
+      int64_t cost = 0;
+      for (int32_t v : gen.groups[g]) {
+        cost += gen.node_costs[v][gen.member_strategy[v][s]].total_ns;
+      }
+      for (const Link& link : gen.internal_links[g]) {
+        cost += link_collectives(gen, link, gen.member_strategy[link.from][s],
+                                 gen.member_strategy[link.to][s], nullptr);
+      }
+      const bool allowed = gen.forced[g] < 0 || gen.forced[g] == static_cast<int32_t>(s);
+      costs.push_back(allowed ? cost : kForbidden);
+      usages.push_back(gen.node_costs[lead][s].usage_bytes);
     }
-    builder.add_node(nodes[v].lo, nodes[v].hi, costs, usages);
+    // The op's output lives from its forward to its last use in the backward.
+    builder.add_node(nodes[lead].lo, nodes[lead].hi, costs, usages);
   }
-  for (int32_t e = 0; e < static_cast<int32_t>(gen.edges.size()); ++e) {
-    const EdgeInfo& edge = gen.edges[e];
-    const int32_t ku = static_cast<int32_t>(gen.strategies[edge.from].size());
-    const int32_t kv = static_cast<int32_t>(gen.strategies[edge.to].size());
-    std::vector<Cost> matrix(static_cast<size_t>(ku) * kv);
-    for (int32_t a = 0; a < ku; ++a) {
-      for (int32_t b = 0; b < kv; ++b) matrix[a * kv + b] = edge_collectives(gen, e, a, b, nullptr);
+  for (const EdgeInfo& edge : gen.edges) {
+    const int32_t lu = gen.groups[edge.from][0];
+    const int32_t lv = gen.groups[edge.to][0];
+    const int32_t ku = static_cast<int32_t>(gen.strategies[lu].size());
+    const int32_t kv = static_cast<int32_t>(gen.strategies[lv].size());
+    std::vector<Cost> matrix(static_cast<size_t>(ku) * kv, 0);
+    for (const Link& link : edge.links) {
+      for (int32_t a = 0; a < ku; ++a) {
+        for (int32_t b = 0; b < kv; ++b) {
+          // Each link runs from a member of one group to a member of the other.
+          const bool forward = gen.group_of[link.from] == edge.from;
+          const int32_t sf = gen.member_strategy[link.from][forward ? a : b];
+          const int32_t st = gen.member_strategy[link.to][forward ? b : a];
+          matrix[a * kv + b] += link_collectives(gen, link, sf, st, nullptr);
+        }
+      }
     }
     builder.add_edge(edge.from, edge.to, matrix);
   }
@@ -107,22 +183,16 @@ Result<Generated> generate(const ModelSpec& model, const GenerateOptions& option
   return gen;
 }
 
-int64_t edge_collectives(const Generated& gen, int32_t edge, int32_t from_strategy,
+int64_t link_collectives(const Generated& gen, const Link& link, int32_t from_strategy,
                          int32_t to_strategy, std::vector<Collective>* out) {
-  const EdgeInfo& info = gen.edges[edge];
-  const GraphNode& from = gen.graph.nodes[info.from];
-  const GraphNode& to = gen.graph.nodes[info.to];
-  const Strategy& sf = gen.strategies[info.from][from_strategy];
-  const Strategy& st = gen.strategies[info.to][to_strategy];
-  const TensorShape shape = output_shape(from);
-  const Layout produced = output_layout(from, sf);
-  int64_t total = 0;
-  for (int32_t k : info.operands) {
-    const Layout wanted = k < 0 ? gradient_layout(to, st) : operand_layout(to, st, k);
-    total += reshard(gen.costs, shape, produced, wanted,
-                     k < 0 ? "gradient of " + to.name : "output of " + from.name, out);
-  }
-  return total;
+  const GraphNode& from = gen.graph.nodes[link.from];
+  const GraphNode& to = gen.graph.nodes[link.to];
+  const Strategy& sf = gen.strategies[link.from][from_strategy];
+  const Strategy& st = gen.strategies[link.to][to_strategy];
+  const Layout wanted =
+      link.operand < 0 ? gradient_layout(to, st) : operand_layout(to, st, link.operand);
+  return reshard(gen.costs, output_shape(from), output_layout(from, sf), wanted,
+                 link.operand < 0 ? "gradient of " + to.name : "output of " + from.name, out);
 }
 
 std::vector<int32_t> prefer_less_memory(const Generated& gen, std::vector<int32_t> plan) {
@@ -208,25 +278,35 @@ std::string sidecar_json(const Generated& gen) {
   out["usage_unit"] = "bytes";
   out["mesh"] = {{"shape", gen.model.mesh.shape}, {"axes", gen.model.mesh.axes}};
   nlohmann::ordered_json nodes = nlohmann::ordered_json::array();
-  for (size_t v = 0; v < gen.graph.nodes.size(); ++v) {
-    const GraphNode& node = gen.graph.nodes[v];
+  for (size_t g = 0; g < gen.groups.size(); ++g) {
+    const int32_t lead = gen.groups[g][0];
+    const GraphNode& node = gen.graph.nodes[lead];
     nlohmann::ordered_json names = nlohmann::ordered_json::array();
-    for (const Strategy& s : gen.strategies[v]) {
+    for (const Strategy& s : gen.strategies[lead]) {
       names.push_back(strategy_name(node, s, gen.model.mesh));
     }
+    nlohmann::ordered_json members = nlohmann::ordered_json::array();
+    for (int32_t v : gen.groups[g]) members.push_back(gen.graph.nodes[v].name);
     nodes.push_back({{"name", node.name},
                      {"kind", node_kind_name(node.kind)},
-                     {"op", node.op},
                      {"detail", node.detail},
                      {"letters", node.letters},
                      {"sizes", node.sizes},
+                     {"members", std::move(members)},
                      {"strategies", std::move(names)}});
-    if (gen.forced[v] >= 0) nodes.back()["forced"] = gen.forced[v];
+    if (gen.forced[g] >= 0) nodes.back()["forced"] = gen.forced[g];
   }
   out["nodes"] = std::move(nodes);
   nlohmann::ordered_json edges = nlohmann::ordered_json::array();
   for (const EdgeInfo& e : gen.edges) {
-    edges.push_back({{"from", e.from}, {"to", e.to}, {"carries", what_flows(gen, e)}});
+    nlohmann::ordered_json carries = nlohmann::ordered_json::array();
+    for (const Link& link : e.links) {
+      carries.push_back(link.operand < 0
+                            ? "gradient of " + gen.graph.nodes[link.to].name
+                            : gen.graph.nodes[link.from].name + " -> " +
+                                  gen.graph.nodes[link.to].name);
+    }
+    edges.push_back({{"from", e.from}, {"to", e.to}, {"carries", std::move(carries)}});
   }
   out["edges"] = std::move(edges);
   return out.dump();

@@ -33,9 +33,12 @@ class Builder {
   }
 
  private:
-  int32_t add(GraphNode node) {
+  // A node that leads itself unless told otherwise.
+  int32_t add(GraphNode node, int32_t lead = -1) {
+    const int32_t id = static_cast<int32_t>(graph_.nodes.size());
+    node.lead = lead < 0 ? id : lead;
     graph_.nodes.push_back(std::move(node));
-    return static_cast<int32_t>(graph_.nodes.size()) - 1;
+    return id;
   }
 
   // Letters in order of first appearance, with their sizes.
@@ -166,7 +169,8 @@ class Builder {
       loss.operands.push_back({tensor_node_[op.output], fwd.out_letters});
       loss.dtype_bytes = fwd.dtype_bytes;
       loss.flops = points(loss);
-      contributions_[op.output].push_back(add(std::move(loss)));
+      const int32_t lead = tensor_node_[op.output];
+      contributions_[op.output].push_back(add(std::move(loss), lead));
     }
     for (size_t i = model_.ops.size(); i-- > 0;) {
       const OpSpec& op = model_.ops[i];
@@ -197,7 +201,7 @@ class Builder {
     sum.dtype_bytes = spec.dtype_bytes;
     for (int32_t p : parts) sum.operands.push_back({p, spec.dims});
     sum.flops = static_cast<double>(parts.size() - 1) * product(spec.shape);
-    return add(std::move(sum));
+    return add(std::move(sum), tensor_node_[tensor]);
   }
 
   void add_input_gradient(const OpSpec& op, int32_t k, int32_t grad) {
@@ -263,10 +267,10 @@ class Builder {
                   " (gradient of " + in.name + ")";
     if (in.parameter) {
       node.grad_of = tensor_node_[input];
-      const int32_t id = add(std::move(node));
+      const int32_t id = add(std::move(node), fwd_id);
       graph_.nodes[tensor_node_[input]].gradients.push_back(id);
     } else {
-      contributions_[input].push_back(add(std::move(node)));
+      contributions_[input].push_back(add(std::move(node), fwd_id));
     }
   }
 

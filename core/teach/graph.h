@@ -51,6 +51,10 @@ struct GraphNode {
   int32_t grad_of = -1;  // the parameter node, or -1
   // Parameters: the gradient producers (edges into this node).
   std::vector<int32_t> gradients;
+  // The node whose strategy this one follows: an op's backward nodes, its
+  // loss gradient and the sum of its output's gradients run in the layout of
+  // the forward op (one instance node per forward op, input and parameter).
+  int32_t lead = -1;
   int32_t tensor = -1;          // ModelSpec tensor it holds/produces (-1: a gradient)
   std::vector<int32_t> pinned;  // inputs: the fixed layout (see TensorSpec::pinned)
   int64_t time = 0;             // schedule position

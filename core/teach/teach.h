@@ -16,9 +16,13 @@
 //   explanation_json(gen.value(), x, run) / explanation_text(...)
 //
 // What the generator builds (graph.h, strategies.h, collectives.h):
-// - one instance node per input, parameter, forward op and (training) loss
-//   gradient, backward op and gradient sum, live over its interval of a
-//   topological schedule (forward ops in order, backward ops in reverse);
+// - a training graph of inputs, parameters, forward ops and (training) loss
+//   gradients, backward ops and gradient sums in a topological schedule
+//   (forward ops in order, backward ops in reverse);
+// - one instance node per forward op (its backward ops run in its layout:
+//   same letters, same axes), input and parameter; the op's node holds its
+//   output from the forward until the last backward use (the activation
+//   memory of training);
 // - strategies: mesh axes mapped to the node's einsum letters, or none
 //   (replication); parameters add ZeRO stages 1-3 over the axes their layout
 //   leaves replicated;
@@ -55,29 +59,54 @@ struct GenerateOptions {
   std::vector<std::pair<std::string, std::string>> forces;
 };
 
-// One instance edge: producer -> consumer, with what flows along it (one or
-// more operands of the consumer, or the gradient of a parameter).
-struct EdgeInfo {
+// One use of a node's output by another node: operand `operand` of `to`,
+// or (operand -1) the gradient flowing from `from` into parameter `to`.
+struct Link {
   int32_t from = -1;
   int32_t to = -1;
-  std::vector<int32_t> operands;  // operand indices of `to`; -1: a gradient into parameter `to`
+  int32_t operand = -1;
+};
+
+// One instance edge between two instance nodes (groups), with the links
+// between their members that it prices. A backward op that reads an
+// activation its forward op already read in the same layout pays nothing
+// again (the re-partitioned copy is what is saved for the backward), so such
+// links are left out; a parameter gathered for the forward is gathered again
+// for the backward, as ZeRO-3 and FSDP do.
+struct EdgeInfo {
+  int32_t from = -1;  // instance node
+  int32_t to = -1;
+  std::vector<Link> links;
 };
 
 struct Generated {
   ModelSpec model;
   Graph graph;
   CostTable costs{MeshSpec{}, CostModel::kAlphaBeta};
-  std::vector<std::vector<Strategy>> strategies;  // per node (instance node = graph node)
-  std::vector<std::vector<NodeCost>> node_costs;  // per node and strategy
-  std::vector<int32_t> forced;                    // per node: the forced strategy, or -1
-  std::vector<EdgeInfo> edges;                    // instance edge e
-  Problem problem;                                // finalized
+  // Per graph node: its strategies and what each costs on its own.
+  std::vector<std::vector<Strategy>> strategies;
+  std::vector<std::vector<NodeCost>> node_costs;
+  // Instance node g is the group of graph nodes groups[g] (its lead first: a
+  // forward op with its loss gradient, gradient sum and backward ops, or an
+  // input, or a parameter); its strategies are the lead's, and
+  // member_strategy[v][s] is the strategy of member v under the lead's s.
+  std::vector<std::vector<int32_t>> groups;
+  std::vector<int32_t> group_of;  // graph node -> instance node
+  std::vector<std::vector<int32_t>> member_strategy;
+  std::vector<std::vector<Link>> internal_links;  // per group: links inside it
+  std::vector<int32_t> forced;  // per instance node: the forced strategy, or -1
+  std::vector<EdgeInfo> edges;  // instance edge e
+  Problem problem;              // finalized
+
+  // The strategy of every graph node under an instance plan.
+  std::vector<int32_t> node_plan(const std::vector<int32_t>& plan) const;
 };
 
 Result<Generated> generate(const ModelSpec& model, const GenerateOptions& options = {});
 
-// The collectives a pair of strategies pays on edge e, and their total.
-int64_t edge_collectives(const Generated& gen, int32_t edge, int32_t from_strategy,
+// The collectives one link pays under the strategies of its two graph
+// nodes, and their total.
+int64_t link_collectives(const Generated& gen, const Link& link, int32_t from_strategy,
                          int32_t to_strategy, std::vector<Collective>* out);
 
 // Among plans of the same cost, the one that holds less: every node in turn

@@ -23,6 +23,7 @@ TEST_CASE("teach: held-out models give the textbook answer where one exists") {
       {"mlp2_zero3_mesh16.json", {{"x", "zero3"}}},
       {"mlp2_b16384_mesh2x4.json", {{"data", "data_parallel"}, {"model", "megatron"}}},
       {"transformer_mesh4x2.json", {{"data", "data_parallel"}, {"model", "megatron"}}},
+      {"transformer3_mesh2x4.json", {{"data", "data_parallel"}, {"model", "megatron"}}},
       {"moe16_mesh16.json", {{"x", "expert_parallel"}}},
       {"beyond_mlp2_b8192_mesh2x4.json", {{"data", "megatron"}, {"model", "data_parallel"}}},
       {"beyond_mlp2_b32768_mesh2x4.json", {{"data", "data_parallel"}, {"model", "zero3"}}},

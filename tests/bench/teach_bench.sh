@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Time to proof of the teaching lab's instances: for every example and
+# held-out model, `shardlab teach --json` (which solves with the exact branch
+# and bound on cores of up to 200 nodes) and `shardlab solve` on the emitted
+# instance with the solver's defaults. Prints a table; never fails on time.
+# Usage: tests/bench/teach_bench.sh [TIME_LIMIT_S]
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+limit="${1:-10}"
+cmake --preset native >/dev/null
+cmake --build --preset native -j 2 --target shardlab >/dev/null
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+printf '| model | ops | nodes | edges | strategies | cost (ns) | bound (ns) | proven | teach: s to proof | solve (defaults): s to proof | textbook |\n'
+printf '|---|---|---|---|---|---|---|---|---|---|---|\n'
+for model in examples/teach/*.json examples/teach/heldout/*.json; do
+  name=$(basename "$model" .json)
+  build/native/shardlab teach "$model" --time-limit "$limit" --emit "$tmp/$name.json" --json \
+    > "$tmp/$name.out.json"
+  solve_line=$(build/native/shardlab solve "$tmp/$name.json" --time-limit "$limit" | grep -E '^# (optimal|best):' || true)
+  python3 - "$model" "$tmp/$name.out.json" "$solve_line" <<'PY'
+import json, re, sys
+model = json.load(open(sys.argv[1]))
+d = json.load(open(sys.argv[2]))
+m = re.search(r'^# (optimal|best): .* ([0-9.]+) s', sys.argv[3])
+solve = (m.group(2) if m.group(1) == 'optimal' else f'not proven ({m.group(2)})') if m else 'no plan'
+roles = ', '.join(f"{a}: {v['role']}" for a, v in d['axes'].items())
+print(f"| {d['model']} | {len(model['ops'])} | {d['instance']['nodes']} | {d['instance']['edges']} | "
+      f"{d['instance']['strategies']} | {d['cost']} | {d['lower_bound']} | "
+      f"{'yes' if d['proven_optimal'] else 'no'} | {d['seconds']:.3f} | {solve} | {roles} |")
+PY
+done
