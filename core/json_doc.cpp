@@ -53,8 +53,8 @@ std::string locate(const std::string& source, const std::vector<int64_t>& line_s
          std::to_string(offset) + ")";
 }
 
-Status located_error(const std::string& where, const std::string& path,
-                     const std::string& expected, const std::string& found) {
+Status located_error(const std::string& where, const std::string& path, const std::string& expected,
+                     const std::string& found) {
   std::string message = where + ": ";
   if (!path.empty()) message += "at " + path + ": ";
   message += "expected " + expected + ", found " + found;
@@ -285,14 +285,30 @@ class Parser {
       const char e = at_ < text_.size() ? text_[at_] : '\0';
       ++at_;
       switch (e) {
-        case '"': out->push_back('"'); break;
-        case '\\': out->push_back('\\'); break;
-        case '/': out->push_back('/'); break;
-        case 'b': out->push_back('\b'); break;
-        case 'f': out->push_back('\f'); break;
-        case 'n': out->push_back('\n'); break;
-        case 'r': out->push_back('\r'); break;
-        case 't': out->push_back('\t'); break;
+        case '"':
+          out->push_back('"');
+          break;
+        case '\\':
+          out->push_back('\\');
+          break;
+        case '/':
+          out->push_back('/');
+          break;
+        case 'b':
+          out->push_back('\b');
+          break;
+        case 'f':
+          out->push_back('\f');
+          break;
+        case 'n':
+          out->push_back('\n');
+          break;
+        case 'r':
+          out->push_back('\r');
+          break;
+        case 't':
+          out->push_back('\t');
+          break;
         case 'u': {
           uint32_t code = 0;
           if (!hex4(&code)) return fail(escape_at, path, "four hex digits after \\u", "'\\u'");
@@ -375,14 +391,19 @@ class Parser {
 
 std::string describe(const Value& value) {
   switch (value.kind) {
-    case Kind::kNull: return "null";
-    case Kind::kBool: return value.boolean ? "true" : "false";
-    case Kind::kNumber: return "the number " + value.text;
-    case Kind::kString: return "the string " + quote(value.text);
+    case Kind::kNull:
+      return "null";
+    case Kind::kBool:
+      return value.boolean ? "true" : "false";
+    case Kind::kNumber:
+      return "the number " + value.text;
+    case Kind::kString:
+      return "the string " + quote(value.text);
     case Kind::kArray:
       return "an array of " + std::to_string(value.items.size()) +
              (value.items.size() == 1 ? " item" : " items");
-    case Kind::kObject: return "an object";
+    case Kind::kObject:
+      return "an object";
   }
   return "a value";
 }
@@ -429,8 +450,9 @@ Status JsonAt::missing() const {
   const std::string parent_path = dot == std::string::npos ? "" : path_.substr(0, dot);
   const std::string key = dot == std::string::npos ? path_ : path_.substr(dot + 1);
   const int64_t at = parent_ ? parent_->end_offset : 0;
-  const std::string found =
-      parent_ && parent_->kind == Kind::kObject ? "'}'" : (parent_ ? describe(*parent_) : "nothing");
+  const std::string found = parent_ && parent_->kind == Kind::kObject
+                                ? "'}'"
+                                : (parent_ ? describe(*parent_) : "nothing");
   return located_error(locate(doc_->source, doc_->line_starts, at), parent_path,
                        "the key " + quote(key), found);
 }

@@ -34,11 +34,11 @@ struct Value {
   int64_t offset = 0;      // byte offset of the value's first character
   int64_t end_offset = 0;  // byte offset of its last character (']' or '}' for containers)
   bool boolean = false;
-  double number = 0;      // every number, as the nearest double
-  bool integral = false;  // written without fraction or exponent, and fits int64
-  int64_t integer = 0;    // the exact value when integral
-  std::string text;       // a string's value (unescaped); a number's literal text
-  std::vector<Value> items;                            // array items
+  double number = 0;         // every number, as the nearest double
+  bool integral = false;     // written without fraction or exponent, and fits int64
+  int64_t integer = 0;       // the exact value when integral
+  std::string text;          // a string's value (unescaped); a number's literal text
+  std::vector<Value> items;  // array items
   std::vector<std::pair<std::string, Value>> members;  // object members, in document order
   std::vector<int64_t> key_offsets;                    // where each member's key starts
 };
@@ -90,9 +90,9 @@ class JsonAt {
   JsonAt operator[](std::string_view key) const;
   JsonAt operator[](size_t index) const;
   bool has(std::string_view key) const;
-  size_t size() const;                 // items of an array, members of an object
+  size_t size() const;                    // items of an array, members of an object
   std::vector<std::string> keys() const;  // an object's keys, in document order
-  JsonAt member(size_t index) const;   // an object's index-th member
+  JsonAt member(size_t index) const;      // an object's index-th member
 
   // Typed reads. integer() accepts integral literals and numbers whose value
   // is integral and below 2^53 in magnitude (2.0, 1e3).

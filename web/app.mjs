@@ -1,366 +1,126 @@
-// The page shell: boots the page's wasm module and the solver workers, opens
-// instances (bundled examples, dropped or chosen files, permalinks, #src=URL),
-// drives start/stop/new seed, and feeds the readouts and views. data-status on
-// #app is the test contract: idle, loading, solving, stopped, done, error.
-// Talks to solver_client.mjs (workers), model_view.mjs (page-side model),
-// state.mjs (links), store.mjs (IndexedDB), downloads.mjs and plots/*.
-import {EXAMPLES} from './data/examples.mjs';
-import {baseName, savePlots, saveText} from './downloads.mjs';
-import {ModelView} from './model_view.mjs';
-import {SolverClient} from './solver_client.mjs';
-import {decodeFragment, encodeFragment, instanceReference, queryControls} from './state.mjs';
-import {loadBest, saveBest} from './store.mjs';
-import {Views} from './views.mjs';
+// The page shell: one tab per lab (sharding, pipeline, teach). It reads the
+// URL fragment (#v=3&lab=NAME&<the lab's keys>, older sharding links too),
+// shows that lab's tab, and mounts a lab the first time its tab opens: it
+// inserts web/LAB/panel.html into the lab's section (the sharding lab's
+// markup is already in index.html), links web/LAB/style.css, imports
+// web/LAB/lab.mjs and calls its
+//   export async function mount(section, shell, params)
+// once, with params the lab's own fragment keys (URLSearchParams, maybe empty).
+// A lab gets `shell`:
+//   shell.module()                 the page's wasm module (one, shared), a Promise
+//   shell.setFragment(lab, params) records the lab's state; the address bar
+//                                  shows it while the lab is active; returns the
+//                                  absolute permalink for it
+//   shell.active                   the lab whose tab is shown
+// Labs query their own section and prefix their element ids with their name
+// (the sharding lab's ids predate the tabs). Each section's data-status is
+// the test contract; #app[data-lab] names the active tab.
+import {LABS, readFragment, writeFragment} from './state.mjs';
 
-const $ = (id) => document.getElementById(id);
-const root = $('app');
-const STATUS_TEXT = {
-  idle: 'idle',
-  loading: 'loading',
-  solving: 'solving',
-  stopped: 'stopped',
-  done: 'done',
-  error: 'error'
+const app = document.getElementById('app');
+const sectionOf = (lab) => document.getElementById(`lab-${lab}`);
+const fragments = new Map();  // lab -> its last recorded URLSearchParams
+const mounted = new Map();    // lab -> the Promise of its mount
+let modulePromise = null;
+
+const shell = {
+  active: null,
+
+  module() {
+    if (!modulePromise) {
+      modulePromise = createShardLab().catch((error) => {
+        throw new Error(`the solver could not start: ${error.message || error}`);
+      });
+    }
+    return modulePromise;
+  },
+
+  setFragment(lab, params) {
+    const p = new URLSearchParams(params);
+    fragments.set(lab, p);
+    const fragment = writeFragment(lab, p);
+    if (shell.active === lab) history.replaceState(null, '', fragment);
+    return `${location.origin}${location.pathname}${fragment}`;
+  },
 };
+globalThis.shardlabShell = shell;  // for debugging and tests
 
-const app = {
-  M: null,
-  client: null,
-  view: null,         // ModelView of the loaded instance
-  load: null,         // the worker's load reply (name, sha256, sizes)
-  source: null,       // how the instance was opened
-  reference: null,    // the instance as it travels in links
-  pendingLink: null,  // a link waiting for the user to choose its local file
-  solving: null,      // the running start() promise
-  stopReason: null,   // 'stopped' | 'done' once a stop was asked
-  queue: Promise.resolve(),
-};
-window.shardlab = app;  // for debugging and the browser benchmark
-
-// ---- status, errors, controls ----
-
-function setStatus(status) {
-  root.dataset.status = status;
-  $('status-text').textContent = STATUS_TEXT[status];
-  const busy = status === 'loading' || status === 'solving';
-  $('start').disabled = busy || !app.view;
-  $('stop').disabled = status !== 'solving';
+function showShellError(message) {
+  const box = document.getElementById('shell-error');
+  box.textContent = message;
+  box.hidden = false;
 }
 
-function showError(message) {
-  $('error').textContent = message;
-  $('error').hidden = false;
-  setStatus('error');
-}
-
-function clearError() {
-  $('error').hidden = true;
-  $('error').textContent = '';
-}
-
-function settings() {
-  const num = (id, fallback) => {
-    const v = Number($(id).value);
-    return Number.isFinite(v) && v > 0 ? v : fallback;
-  };
-  return {
-    timeS: num('time-limit', 10),
-    workers: Math.round(num('workers', 1)),
-    seed: Math.max(0, Math.round(Number($('seed').value) || 0))
-  };
-}
-
-function applySettings({timeS, workers, seed}) {
-  if (timeS) $('time-limit').value = String(timeS);
-  if (workers) $('workers').value = String(Math.min(16, Math.max(1, Math.round(workers))));
-  if (seed !== null && seed !== undefined) $('seed').value = String(Math.round(seed));
-}
-
-// ---- readouts and views ----
-
-const views = new Views(() => app);
-const bestPlan = () => (app.client.best ? app.client.best.plan : null);
-
-let linkTimer = null;
-function scheduleLink() {
-  clearTimeout(linkTimer);
-  linkTimer = setTimeout(updateLink, 300);
-}
-
-async function updateLink() {
-  if (!app.reference) return;
-  const best = app.client.best;
-  const s = settings();
-  const fragment = await encodeFragment({
-    instance: app.reference,
-    settings: {timeS: s.timeS, workers: s.workers, seed: s.seed},
-    plan: best ? best.plan : null,
-    cost: best ? best.cost : null
-  });
-  $('permalink').href = `${location.origin}${location.pathname}${fragment}`;
-}
-
-let saveTimer = null;
-function scheduleSave(delayMs = 1000) {
-  clearTimeout(saveTimer);
-  saveTimer = setTimeout(() => {
-    const best = app.client.best;
-    if (!best || !app.load) return;
-    saveBest({
-      sha256: app.load.sha256,
-      name: app.load.name,
-      cost: best.cost,
-      plan: best.plan,
-      bound: app.client.bound
-    }).catch((e) => console.warn('IndexedDB:', e));
-  }, delayMs);
-}
-
-function onImprove(best) {
-  views.improve(best);
-  scheduleLink();
-  scheduleSave();
-  if (best.cost && BigInt(best.bound) >= BigInt(best.cost) && root.dataset.status === 'solving') {
-    app.stopReason = 'done';  // proven optimal: nothing left to find
-    app.client.stop();
-  }
-}
-
-function onStats(index, msg) {
-  views.stats(index, msg);
-}
-
-function onLoadProgress(bytes, total) {
-  $('progress-bar').value = total ? bytes / total : 0;
-  $('progress-text').textContent = total ?
-      `${(bytes / 1e6).toFixed(1)} of ${(total / 1e6).toFixed(1)} MB read` :
-      `${(bytes / 1e6).toFixed(1)} MB read`;
-}
-
-// ---- opening instances ----
-
-function workerSource(source) {
-  if (source.kind === 'example') {
-    return {kind: 'url', url: new URL(`examples/${source.name}`, location.href).href};
-  }
-  return source;
-}
-
-/**
- * Opens an instance; the earlier one stays on screen if this one fails.
- * #app[data-opened] counts finished attempts, so tests can wait for one.
- */
-function open(source, options = {}) {
-  app.queue = app.queue.then(() => openNow(source, options)).finally(() => {
-    root.dataset.opened = String(Number(root.dataset.opened || 0) + 1);
-  });
-  return app.queue;
-}
-
-async function openNow(source, {autostart = true, link = null} = {}) {
-  await stopSolving();
-  clearError();
-  setStatus('loading');
-  $('progress').hidden = false;
-  onLoadProgress(0, source.kind === 'file' ? source.file.size : 0);
-  let result;
+// Inserts a lab's panel and stylesheet (labs other than sharding) and calls
+// its mount(). A lab that cannot load shows why in its own section.
+async function mountLab(lab, params) {
+  const section = sectionOf(lab);
   try {
-    result = await app.client.load(workerSource(source));
+    if (lab !== 'sharding') {
+      const response = await fetch(`${lab}/panel.html`);
+      if (!response.ok) throw new Error(`${lab}/panel.html: the server answered ${response.status}`);
+      section.innerHTML = await response.text();
+      const style = document.createElement('link');
+      style.rel = 'stylesheet';
+      style.href = `${lab}/style.css`;
+      document.head.append(style);
+    }
+    const module = await import(`./${lab}/lab.mjs`);
+    await module.mount(section, shell, params);
   } catch (error) {
-    $('progress').hidden = true;
-    showError(error.message);
-    return;
-  } finally {
-    $('progress').hidden = true;
-  }
-  if (app.view) app.view.delete();
-  app.view = new ModelView(app.M, result.model);
-  app.load = result;
-  app.source = source;
-  views.reset(result);
-  app.reference = await instanceReference(
-      {source, name: result.name, sha256: result.sha256, storedBytes: result.storedBytes});
-  let restored = false;
-  if (link && link.instance && link.instance.kind === 'file' &&
-      link.instance.sha256 !== result.sha256) {
-    showError(
-        `${result.name}: its SHA-256 is ${result.sha256}, but the link was made with ` +
-        `${link.instance.sha256}; the link's plan was not applied`);
-    link = null;
-  }
-  if (link && link.plan) restored = await restorePlan(link.plan, 'this link');
-  const stored = await loadBest(result.sha256).catch(() => undefined);
-  if (stored) {
-    const used = await restorePlan(stored.plan, 'this browser');
-    restored = restored || used;
-    $('stored-note').textContent = `Best plan kept in this browser: cost ${stored.cost} ` +
-        `(saved ${stored.savedAt})${used ? '' : '; the current plan is better'}.`;
-  } else {
-    $('stored-note').textContent = '';
-  }
-  await updateLink();
-  if (root.dataset.status === 'error') return;
-  if (autostart && !restored) {
-    start();
-  } else {
-    setStatus(restored ? 'stopped' : 'idle');
+    section.dataset.status = 'error';
+    const box = document.createElement('section');
+    box.className = 'error';
+    box.setAttribute('role', 'alert');
+    box.dataset.testid = `${lab}-mount-error`;
+    box.textContent = `The ${lab} lab could not start: ${error.message || error}`;
+    section.prepend(box);
   }
 }
 
-/** Checks a plan against the loaded model and hands it to every engine. */
-async function restorePlan(plan, from) {
-  const check = app.view.evaluate(plan);
-  if (!check.feasible) {
-    $('stored-note').textContent = `The plan from ${from} was not used: ${check.message}`;
-    return false;
+/** Shows a lab's tab; mounts it first when needed (params: its fragment keys). */
+function activate(lab, params = null) {
+  shell.active = lab;
+  app.dataset.lab = lab;
+  for (const name of LABS) {
+    sectionOf(name).hidden = name !== lab;
+    const tab = app.querySelector(`[role=tab][data-lab=${name}]`);
+    tab.setAttribute('aria-selected', String(name === lab));
+    tab.tabIndex = name === lab ? 0 : -1;
   }
-  const before = app.client.best;
-  await app.client.offer(Int32Array.from(plan), check.cost);
-  if (before === app.client.best) return false;
-  onImprove({...app.client.best, bound: app.client.bound, seconds: 0});
-  return true;
+  if (params) fragments.set(lab, params);
+  const state = fragments.get(lab);
+  history.replaceState(null, '', state ? writeFragment(lab, state) : location.pathname + location.search);
+  if (!mounted.has(lab)) mounted.set(lab, mountLab(lab, state || new URLSearchParams()));
+  return mounted.get(lab);
 }
 
-// ---- solving ----
-
-async function start() {
-  if (!app.view || app.solving) return;
-  const s = settings();
-  const options = {seed: s.seed, time_limit_s: s.timeS};
-  const problem = app.M.checkOptions(JSON.stringify(options));
-  if (problem) return showError(problem);
-  clearError();
-  if (app.client.count !== s.workers) app.client.resize(s.workers);
-  app.stopReason = null;
-  setStatus('solving');
-  // The best plan so far is carried into the run inside client.start, so a
-  // stop pressed while it is being offered still reaches the run.
-  const best = app.client.best;
-  try {
-    app.solving = app.client.start(options, s.timeS, best);
-    await app.solving;
-    setStatus(app.stopReason || 'done');
-  } catch (error) {
-    showError(error.message);
-  } finally {
-    app.solving = null;
-    scheduleSave(0);
-    await updateLink();
-  }
-}
-
-async function stopSolving(reason = 'stopped') {
-  if (!app.solving) return;
-  app.stopReason = reason;
-  const running = app.solving;
-  await app.client.stop();
-  await running.catch(() => {});
-}
-
-async function newSeed() {
-  $('seed').value = String(1 + Math.floor(Math.random() * 1e6));
-  if (app.solving) {
-    await stopSolving();
-    start();
-  }
-  scheduleLink();
-}
-
-// ---- wiring ----
-
-function fillExamples() {
-  const select = $('examples');
-  const none = new Option('choose…', '');
-  select.append(none);
-  for (const ex of EXAMPLES) select.append(new Option(ex.title, ex.file));
-  select.addEventListener('change', () => {
-    if (select.value) open({kind: 'example', name: select.value});
+function wireTabs() {
+  const tabs = [...app.querySelectorAll('[role=tab]')];
+  for (const tab of tabs) tab.addEventListener('click', () => activate(tab.dataset.lab));
+  // Arrow keys move between tabs, as the ARIA tabs pattern expects.
+  app.querySelector('[role=tablist]').addEventListener('keydown', (e) => {
+    const step = {ArrowRight: 1, ArrowLeft: -1}[e.key];
+    if (!step) return;
+    const at = tabs.findIndex((t) => t.dataset.lab === shell.active);
+    const next = tabs[(at + step + tabs.length) % tabs.length];
+    next.focus();
+    activate(next.dataset.lab);
   });
-}
-
-function openFile(file) {
-  const link = app.pendingLink;
-  app.pendingLink = null;
-  $('file-request').hidden = true;
-  open({kind: 'file', file}, {link, autostart: !link});
-}
-
-function wire() {
-  fillExamples();
-  $('file-input').addEventListener('change', (e) => {
-    if (e.target.files.length) openFile(e.target.files[0]);
-    e.target.value = '';
-  });
-  document.addEventListener('dragover', (e) => e.preventDefault());
-  document.addEventListener('drop', (e) => {
-    e.preventDefault();
-    if (e.dataTransfer.files.length) openFile(e.dataTransfer.files[0]);
-  });
-  $('start').addEventListener('click', () => start());
-  $('stop').addEventListener('click', () => stopSolving());
-  $('new-seed').addEventListener('click', () => newSeed());
-  for (const id of ['time-limit', 'workers', 'seed'])
-    $(id).addEventListener('change', scheduleLink);
-  const stem = () => baseName(app.load && app.load.name);
-  $('download-result').addEventListener('click', () => {
-    if (!app.view) return;
-    const s = settings();
-    const run = {
-      file: app.load.name,
-      sha256: app.load.sha256,
-      options: {seed: s.seed, workers: app.client.count, time_limit_s: s.timeS},
-      wall_time_s: app.client.elapsedS,
-      stats: (app.client.stats[0] || {}).stats || {},
-      lower_bound: app.client.bound,
-      seconds: app.client.elapsedS
-    };
-    const plan = bestPlan();
-    saveText(
-        app.view.resultJson(plan, run, app.client.trace) + '\n', `${stem()}.result.json`,
-        'application/json');
-  });
-  $('download-line').addEventListener('click', () => {
-    if (app.view) saveText(app.view.solutionLine(bestPlan()) + '\n', `${stem()}.solution.txt`);
-  });
-  $('download-png').addEventListener('click', () => savePlots(views.canvases(), stem()));
-  $('copy-link')
-      .addEventListener('click', () => navigator.clipboard.writeText($('permalink').href));
+  // A fragment typed or followed by hand opens afresh (the shell itself
+  // only ever replaces the fragment, which fires no hashchange).
   window.addEventListener('hashchange', () => location.reload());
 }
 
 async function boot() {
-  setStatus('idle');
-  wire();
-  const cores = navigator.hardwareConcurrency || 2;
-  applySettings({workers: Math.max(1, cores - 1)});
-  let link = null;
+  wireTabs();
+  let link = {lab: null, params: new URLSearchParams()};
   try {
-    link = await decodeFragment(location.hash);
+    link = await readFragment(location.hash);
   } catch (error) {
-    showError(`This link cannot be read: ${error.message}`);
+    showShellError(`This link cannot be read: ${error.message}`);
   }
-  if (link) applySettings(link.settings);
-  applySettings(queryControls(location.search));
-  app.M = await createShardLab().catch((error) => {
-    throw new Error(`the solver could not start: ${error.message || error}`);
-  });
-  app.client =
-      new SolverClient('worker.js', settings().workers, {onLoadProgress, onImprove, onStats});
-  if (link && link.instance) {
-    const inst = link.instance;
-    if (inst.kind === 'file') {
-      app.pendingLink = link;
-      $('file-request-text').textContent = `This link was made with the local file ${inst.name} ` +
-          `(SHA-256 ${inst.sha256}). Choose that file above to restore its plan.`;
-      $('file-request').hidden = false;
-      return;
-    }
-    const source =
-        inst.kind === 'inline' ? {kind: 'bytes', bytes: inst.bytes, name: inst.name} : inst;
-    await open(source, {link, autostart: !link.plan});
-  } else {
-    await open({kind: 'example', name: EXAMPLES.find((e) => e.default).file});
-  }
+  await activate(link.lab || 'sharding', link.lab ? link.params : null);
 }
 
-boot().catch((error) => showError(error.message || String(error)));
+boot();

@@ -1,10 +1,15 @@
-// Permalink state in the URL fragment, versioned with migrations. A link
-// carries the instance reference (bundled example, inline gzip bytes, local
-// file name + SHA-256, or a URL), the solver settings, the seed and the plan
-// (varint + deflate + base64url). Pure module: app.mjs builds and reads links
-// with it; tests/web/state.test.mjs checks round trips and every migration.
+// Permalink state in the URL fragment, versioned with migrations. A fragment
+// names its lab (#v=3&lab=pipeline&...) and carries that lab's own keys;
+// readFragment/writeFragment do the common part for every lab, and the
+// packing helpers (base64url, varints, deflate) serve them all. The sharding
+// lab's keys are read and written here too (decodeFragment/encodeFragment):
+// the instance reference (bundled example, inline gzip bytes, local file name
+// + SHA-256, or a URL), the solver settings, the seed and the plan. Pure
+// module: app.mjs and the labs use it; tests/web/state.test.mjs checks round
+// trips and every migration.
 
-export const STATE_VERSION = 2;
+export const STATE_VERSION = 3;
+export const LABS = Object.freeze(['sharding', 'pipeline', 'teach']);
 export const INLINE_MAX_BYTES = 32 * 1024;  // compressed instances up to this travel inline
 
 // ---- base64url and varints ----
@@ -78,8 +83,10 @@ export async function unpackPlan(text) {
 // ---- versions ----
 // v1 (first release): #v=1&example=NAME|file=NAME&sha=HEX|src=URL
 //                     &time=S&workers=N&seed=S&plan=0,2,1
-// v2 (current):       #v=2&ex=NAME|inst=B64&name=NAME|file=NAME&sha=HEX|src=URL
+// v2:                 #v=2&ex=NAME|inst=B64&name=NAME|file=NAME&sha=HEX|src=URL
 //                     &t=S&w=N&seed=S&sol=PACKED&cost=C
+// v3 (current):       #v=3&lab=sharding|pipeline|teach&<that lab's keys>
+//                     (the sharding lab's keys are v2's)
 // A fragment without v is v1 (so a bare #src=https://... works).
 
 const MIGRATIONS = {
@@ -95,6 +102,12 @@ const MIGRATIONS = {
     }
     out.delete('plan');
     out.set('v', '2');
+    return out;
+  },
+  2: async (p) => {
+    const out = new URLSearchParams([['v', '3'], ['lab', 'sharding']]);
+    for (const [key, value] of p)
+      if (key !== 'v') out.append(key, value);
     return out;
   },
 };
@@ -120,15 +133,38 @@ function positiveNumber(text) {
 }
 
 /**
- * Reads a fragment ("#v=2&..." or "v=2&...") into
- * {instance, settings: {timeS, workers, seed}, plan, cost}, or null when the
- * fragment is empty. instance is one of {kind: 'example', name},
- * {kind: 'inline', name, bytes}, {kind: 'file', name, sha256}, {kind: 'url', url}.
+ * Reads any lab's fragment ("#v=3&lab=...&..." or an older version) into
+ * {lab, params}: params holds the lab's own keys (v and lab removed). An
+ * empty fragment gives {lab: null, params: empty}. Throws on an unknown
+ * version or lab, with a message for the page.
  */
-export async function decodeFragment(fragment) {
+export async function readFragment(fragment) {
   const text = fragment.replace(/^#/, '');
-  if (!text) return null;
+  if (!text) return {lab: null, params: new URLSearchParams()};
   const p = await migrate(new URLSearchParams(text));
+  const lab = p.get('lab');
+  if (!LABS.includes(lab)) {
+    throw new Error(`this link names the lab '${lab}'; this page has ${LABS.join(', ')}`);
+  }
+  p.delete('v');
+  p.delete('lab');
+  return {lab, params: p};
+}
+
+/** The fragment "#v=3&lab=LAB&..." of a lab's own keys (URLSearchParams or entries). */
+export function writeFragment(lab, params) {
+  const p = new URLSearchParams([['v', String(STATE_VERSION)], ['lab', lab]]);
+  for (const [key, value] of new URLSearchParams(params)) p.append(key, value);
+  return '#' + p.toString();
+}
+
+/**
+ * Reads the sharding lab's keys (URLSearchParams, v and lab removed) into
+ * {instance, settings: {timeS, workers, seed}, plan, cost}. instance is one of
+ * {kind: 'example', name}, {kind: 'inline', name, bytes}, {kind: 'file', name,
+ * sha256}, {kind: 'url', url}, or null.
+ */
+export async function decodeSharding(p) {
   let instance = null;
   if (p.has('ex')) {
     instance = {kind: 'example', name: p.get('ex')};
@@ -153,10 +189,9 @@ export async function decodeFragment(fragment) {
   return {instance, settings, plan, cost};
 }
 
-/** The inverse of decodeFragment; returns "#v=2&...". */
-export async function encodeFragment({instance, settings = {}, plan = null, cost = null}) {
+/** The inverse of decodeSharding: the sharding lab's keys as URLSearchParams. */
+export async function encodeSharding({instance, settings = {}, plan = null, cost = null}) {
   const p = new URLSearchParams();
-  p.set('v', String(STATE_VERSION));
   if (instance) {
     if (instance.kind === 'example') {
       p.set('ex', instance.name);
@@ -175,7 +210,21 @@ export async function encodeFragment({instance, settings = {}, plan = null, cost
   if (settings.seed != null) p.set('seed', String(settings.seed));
   if (plan && plan.length) p.set('sol', await packPlan(plan));
   if (cost != null) p.set('cost', String(cost));
-  return '#' + p.toString();
+  return p;
+}
+
+/**
+ * A whole sharding fragment read as decodeSharding does; null when the
+ * fragment is empty or belongs to another lab.
+ */
+export async function decodeFragment(fragment) {
+  const {lab, params} = await readFragment(fragment);
+  return lab === 'sharding' ? decodeSharding(params) : null;
+}
+
+/** The inverse of decodeFragment; returns "#v=3&lab=sharding&...". */
+export async function encodeFragment(link) {
+  return writeFragment('sharding', await encodeSharding(link));
 }
 
 /**

@@ -1,25 +1,34 @@
-// Keeps the best plan found for each instance (keyed by the SHA-256 of its
-// file) in IndexedDB, so a reload or a crashed tab never loses it. Used by
-// app.mjs; the browser tests read the same database ('shardlab', store 'best').
+// What the page keeps in IndexedDB (database 'shardlab'), so a reload or a
+// crashed tab never loses a result: one object store per lab. 'best' holds
+// the sharding lab's best plan per instance (keyed by the SHA-256 of its
+// file); 'pipeline' and 'teach' hold records keyed by `key`, which each lab
+// chooses. Used by the labs; the browser tests read the same database.
 
 const DB_NAME = 'shardlab';
-const STORE = 'best';
+const DB_VERSION = 2;  // 1: 'best' only; 2: adds 'pipeline' and 'teach'
+const STORES = Object.freeze({best: 'sha256', pipeline: 'key', teach: 'key'});
 
 function open() {
   return new Promise((resolve, reject) => {
-    const req = indexedDB.open(DB_NAME, 1);
-    req.onupgradeneeded = () => req.result.createObjectStore(STORE, {keyPath: 'sha256'});
+    const req = indexedDB.open(DB_NAME, DB_VERSION);
+    req.onupgradeneeded = () => {
+      const db = req.result;
+      for (const [name, keyPath] of Object.entries(STORES)) {
+        if (!db.objectStoreNames.contains(name)) db.createObjectStore(name, {keyPath});
+      }
+    };
     req.onsuccess = () => resolve(req.result);
     req.onerror = () => reject(req.error);
   });
 }
 
-async function transact(mode, body) {
+async function transact(storeName, mode, body) {
+  if (!(storeName in STORES)) throw new Error(`no IndexedDB store '${storeName}'`);
   const db = await open();
   try {
     return await new Promise((resolve, reject) => {
-      const tx = db.transaction(STORE, mode);
-      const req = body(tx.objectStore(STORE));
+      const tx = db.transaction(storeName, mode);
+      const req = body(tx.objectStore(storeName));
       tx.oncomplete = () => resolve(req ? req.result : undefined);
       tx.onerror = () => reject(tx.error);
     });
@@ -28,22 +37,32 @@ async function transact(mode, body) {
   }
 }
 
+/** The record under key in a lab's store, or undefined. */
+export function getRecord(storeName, key) {
+  return transact(storeName, 'readonly', (store) => store.get(key));
+}
+
+/** Writes (replaces) a record; it must carry the store's key field. */
+export function putRecord(storeName, record) {
+  return transact(storeName, 'readwrite', (store) => store.put(record));
+}
+
 /** {sha256, name, cost, plan: Int32Array, bound, savedAt} or undefined. */
 export function loadBest(sha256) {
-  return transact('readonly', (store) => store.get(sha256));
+  return getRecord('best', sha256);
 }
 
 /** Saves the plan when it beats what is stored; returns true if it did. */
 export async function saveBest({sha256, name, cost, plan, bound}) {
   const stored = await loadBest(sha256);
   if (stored && BigInt(stored.cost) <= BigInt(cost)) return false;
-  await transact('readwrite', (store) => store.put({
+  await putRecord('best', {
     sha256,
     name,
     cost: String(cost),
     bound: String(bound),
     plan: Int32Array.from(plan),
     savedAt: new Date().toISOString(),
-  }));
+  });
   return true;
 }

@@ -155,10 +155,11 @@ async function browserCurve(browser, url, id) {
   const page =
       await openPage(browser, `${url}?time=${SECONDS}&workers=${WORKERS}#v=2&ex=example.json&t=1`);
   await waitStatus(page, FINAL);
-  const before = Number((await page.getAttribute('#app', 'data-opened')) || 0);
+  const before = Number((await page.getAttribute('#lab-sharding', 'data-opened')) || 0);
   await page.setInputFiles('[data-testid=file-input]', instance(id));
   await page.waitForFunction(
-      (n) => Number(document.getElementById('app').dataset.opened) > n, before, {timeout: 120000});
+      (n) => Number(document.getElementById('lab-sharding').dataset.opened) > n, before,
+      {timeout: 120000});
   await waitStatus(page, FINAL, (SECONDS + 120) * 1000);
   const trace = await page.evaluate(() => window.shardlab.client.trace);
   await page.screenshot({path: `/tmp/shardlab-bench-${id}.png`, fullPage: true});

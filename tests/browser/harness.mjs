@@ -1,7 +1,8 @@
 // Helpers for the browser tests and the browser benchmark (not a test file):
 // serves build/wasm/site with `python3 -m http.server` on 127.0.0.1, launches
 // Debian's /usr/bin/chromium through playwright-core (never a downloaded
-// browser), and waits on #app[data-status] instead of sleeping.
+// browser), and waits on a lab section's data-status (#lab-sharding,
+// #lab-pipeline, #lab-teach) instead of sleeping.
 import {spawn} from 'node:child_process';
 import fs from 'node:fs';
 import {createRequire} from 'node:module';
@@ -78,15 +79,17 @@ export async function openPage(browser, url, {
   return page;
 }
 
-export function waitStatus(page, statuses, timeout = 60000) {
+/** Waits until the lab's section has one of the statuses (sharding by default). */
+export function waitStatus(page, statuses, timeout = 60000, lab = 'sharding') {
   const list = [].concat(statuses);
-  return page.waitForFunction(
-      (wanted) => wanted.includes(document.getElementById('app').dataset.status), list,
-      {timeout, polling: 50});
+  return page.waitForFunction(({wanted, lab}) => {
+    const section = document.getElementById(`lab-${lab}`);
+    return section && wanted.includes(section.dataset.status);
+  }, {wanted: list, lab}, {timeout, polling: 50});
 }
 
-export function status(page) {
-  return page.getAttribute('#app', 'data-status');
+export function status(page, lab = 'sharding') {
+  return page.getAttribute(`#lab-${lab}`, 'data-status');
 }
 
 export async function text(page, testid) {

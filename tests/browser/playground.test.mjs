@@ -1,6 +1,6 @@
 // Browser tests of the playground in headless Debian Chromium (playwright-core)
 // against `python3 -m http.server` serving build/wasm/site. They wait on
-// #app[data-status], never sleep, and compare against the native build
+// #lab-sharding[data-status], never sleep, and compare against the native build
 // (build/wasm/parity_native) where an exact value is expected.
 import assert from 'node:assert/strict';
 import {execFileSync} from 'node:child_process';
@@ -47,10 +47,10 @@ async function dropFile(page, file) {
 // Runs action (which opens an instance) and waits until that open settled,
 // and then (unless settle is false) until the solving that follows ended.
 async function opening(page, action, {timeout = 120000, settle = true} = {}) {
-  const before = Number((await page.getAttribute('#app', 'data-opened')) || 0);
+  const before = Number((await page.getAttribute('#lab-sharding', 'data-opened')) || 0);
   await action();
   await page.waitForFunction(
-      (n) => Number(document.getElementById('app').dataset.opened || 0) > n, before,
+      (n) => Number(document.getElementById('lab-sharding').dataset.opened || 0) > n, before,
       {timeout, polling: 50});
   if (settle) await waitStatus(page, FINAL, timeout);
 }
@@ -69,12 +69,15 @@ async function digits(page, testid) {
 
 async function readStored(page) {
   return page.evaluate(() => new Promise((resolve, reject) => {
-                         const req = indexedDB.open('shardlab', 1);
+                         const req = indexedDB.open('shardlab');
                          req.onerror = () => reject(req.error);
                          req.onsuccess = () => {
-                           const all = req.result.transaction('best').objectStore('best').getAll();
-                           all.onsuccess = () =>
-                               resolve(all.result.map((r) => ({...r, plan: Array.from(r.plan)})));
+                           const db = req.result;
+                           const all = db.transaction('best').objectStore('best').getAll();
+                           all.onsuccess = () => {
+                             db.close();
+                             resolve(all.result.map((r) => ({...r, plan: Array.from(r.plan)})));
+                           };
                          };
                        }));
 }
@@ -83,9 +86,9 @@ test(
     'opening the page with nothing given solves a bundled example; ?time and ?workers set controls',
     async () => {
       const page = await openPage(browser, `${server.url}?time=3&workers=2`);
+      await waitStatus(page, FINAL);
       assert.equal(await page.inputValue('#time-limit'), '3');
       assert.equal(await page.inputValue('#workers'), '2');
-      await waitStatus(page, FINAL);
       assert.equal(await status(page), 'done');
       await digits(page, 'best-cost');
       assert.ok((await page.$$eval('#examples option', (o) => o.length)) >= 4, 'the examples menu');
@@ -132,7 +135,7 @@ test('stop and resume', async (t) => {
   await opening(page, () => page.setInputFiles('[data-testid=file-input]', file), {settle: false});
   await page.waitForFunction(
       () => /^\d+$/.test(document.querySelector('[data-testid=best-cost]').textContent) ||
-          document.getElementById('app').dataset.status !== 'solving',
+          document.getElementById('lab-sharding').dataset.status !== 'solving',
       null, {polling: 20, timeout: 120000});
   let stoppedWhileSolving = false;
   if ((await status(page)) === 'solving') {
@@ -163,7 +166,7 @@ test('a permalink restores the same plan and cost in a fresh page', async () => 
     await waitStatus(page, FINAL);
     const cost = await digits(page, 'best-cost');
     const link = await page.getAttribute('[data-testid=permalink]', 'href');
-    assert.match(link, /#v=2&ex=.*&sol=.*&cost=\d+/);
+    assert.match(link, /#v=3&lab=sharding&ex=.*&sol=.*&cost=\d+/);
     await page.context().close();
     const fresh = await openPage(browser, link);
     await waitStatus(fresh, FINAL);
@@ -232,10 +235,18 @@ test('the best plan is kept in IndexedDB across a reload', async () => {
   const sha = native(['digest', EXAMPLE]).sha256;
   await page.waitForFunction(
       () => new Promise((resolve) => {
-        const req = indexedDB.open('shardlab', 1);
+        const req = indexedDB.open('shardlab');
         req.onsuccess = () => {
-          const count = req.result.transaction('best').objectStore('best').count();
-          count.onsuccess = () => resolve(count.result > 0);
+          const db = req.result;
+          if (!db.objectStoreNames.contains('best')) {  // the page has not created it yet
+            db.close();
+            return resolve(false);
+          }
+          const count = db.transaction('best').objectStore('best').count();
+          count.onsuccess = () => {
+            db.close();
+            resolve(count.result > 0);
+          };
         };
         req.onerror = () => resolve(false);
       }),

@@ -46,10 +46,12 @@ TEST_CASE("json_doc: values, paths and offsets") {
 }
 
 TEST_CASE("json_doc: syntax errors name the place, the path and what was expected") {
-  CHECK(parse_error("") == "in.json:1:1 (byte 0): expected a value, found end of input (the "
-                           "file is empty)");
-  CHECK(parse_error("{\"a\": [1, 2,]}") == "in.json:1:13 (byte 12): at a[2]: expected a value, "
-                                           "found ']'");
+  CHECK(parse_error("") ==
+        "in.json:1:1 (byte 0): expected a value, found end of input (the "
+        "file is empty)");
+  CHECK(parse_error("{\"a\": [1, 2,]}") ==
+        "in.json:1:13 (byte 12): at a[2]: expected a value, "
+        "found ']'");
   CHECK(parse_error("{\"a\": [1, 2") ==
         "in.json:1:12 (byte 11): at a: expected ',' or ']', found end of input (the file is "
         "truncated)");
@@ -63,12 +65,14 @@ TEST_CASE("json_doc: syntax errors name the place, the path and what was expecte
   CHECK(parse_error("{\"x\": NaN}") == "in.json:1:7 (byte 6): at x: expected a value, found 'NaN'");
   CHECK(parse_error("{\"x\": \"a\\qb\"}") ==
         "in.json:1:9 (byte 8): at x: expected an escape sequence, found '\\q'");
-  CHECK(parse_error("{\"x\" 1}") == "in.json:1:6 (byte 5): expected ':' after the key \"x\", "
-                                    "found '1'");
+  CHECK(parse_error("{\"x\" 1}") ==
+        "in.json:1:6 (byte 5): expected ':' after the key \"x\", "
+        "found '1'");
   CHECK(parse_error("{} {}") ==
         "in.json:1:4 (byte 3): expected end of input after the top-level value, found '{'");
-  CHECK(parse_error("[1e999]") == "in.json:1:2 (byte 1): at [0]: expected a number within the "
-                                  "range of a double, found the number 1e999");
+  CHECK(parse_error("[1e999]") ==
+        "in.json:1:2 (byte 1): at [0]: expected a number within the "
+        "range of a double, found the number 1e999");
   CHECK(parse_error("{\"x\": \"tab\there\"}") ==
         "in.json:1:11 (byte 10): at x: expected '\"' or a character of the string, found byte "
         "0x09");
@@ -78,8 +82,9 @@ TEST_CASE("json_doc: syntax errors name the place, the path and what was expecte
 }
 
 TEST_CASE("json_doc: typed reads, missing and unknown keys") {
-  const Document doc = parsed("{\"mesh\": {\"shape\": [8, 2.5, \"4\"], \"axes\": [\"x\"],\n"
-                              "  \"bandwith_GBps\": [100]}}");
+  const Document doc = parsed(
+      "{\"mesh\": {\"shape\": [8, 2.5, \"4\"], \"axes\": [\"x\"],\n"
+      "  \"bandwith_GBps\": [100]}}");
   const JsonAt mesh = doc.root()["mesh"];
   CHECK(mesh["shape"][1].integer(1, 64).status().message() ==
         "in.json:1:24 (byte 23): at mesh.shape[1]: expected an integer from 1 to 64, found the "
@@ -141,13 +146,18 @@ void compare(const nlohmann::json& want, const JsonAt& got) {
 nlohmann::json random_value(Rng& rng, int depth) {
   const int kind = static_cast<int>(rng.below(depth > 3 ? 5 : 7));
   switch (kind) {
-    case 0: return nullptr;
-    case 1: return rng.below(2) == 1;
-    case 2: return static_cast<int64_t>(rng.below(1u << 30)) - (1 << 29);
-    case 3: return static_cast<double>(rng.below(1000000)) / 64.0 + 0.5;
+    case 0:
+      return nullptr;
+    case 1:
+      return rng.below(2) == 1;
+    case 2:
+      return static_cast<int64_t>(rng.below(1u << 30)) - (1 << 29);
+    case 3:
+      return static_cast<double>(rng.below(1000000)) / 64.0 + 0.5;
     case 4: {
       std::string s;
-      for (uint64_t i = rng.below(8); i > 0; --i) s.push_back(static_cast<char>(32 + rng.below(95)));
+      for (uint64_t i = rng.below(8); i > 0; --i)
+        s.push_back(static_cast<char>(32 + rng.below(95)));
       if (rng.below(4) == 0) s += "\xc3\xa9\n\"\\";
       return s;
     }

@@ -38,7 +38,7 @@ test('a fragment round-trips every kind of instance reference', async () => {
   ];
   for (const instance of instances) {
     const fragment = await S.encodeFragment({instance, settings, plan, cost: '445'});
-    assert.match(fragment, /^#v=2&/);
+    assert.match(fragment, /^#v=3&lab=sharding&/);
     const back = await S.decodeFragment(fragment);
     assert.deepEqual(back.instance, instance);
     assert.deepEqual(back.settings, settings);
@@ -49,7 +49,7 @@ test('a fragment round-trips every kind of instance reference', async () => {
   assert.equal(await S.decodeFragment('#'), null);
 });
 
-test('version 1 links and bare #src= links migrate to version 2', async () => {
+test('version 1 and 2 links and bare #src= links migrate to version 3', async () => {
   const v1 =
       await S.decodeFragment('#v=1&example=example.json&time=5&workers=2&seed=9&plan=0,0,2,1,0');
   assert.deepEqual(v1.instance, {kind: 'example', name: 'example.json'});
@@ -60,8 +60,27 @@ test('version 1 links and bare #src= links migrate to version 2', async () => {
   const hashed = await S.decodeFragment('#v=1&file=a.json&sha=ABCD');
   assert.deepEqual(hashed.instance, {kind: 'file', name: 'a.json', sha256: 'abcd'});
   const migrated = await S.migrate(new URLSearchParams('v=1&example=e.json&time=3'));
-  assert.equal(migrated.toString(), 'v=2&ex=e.json&t=3');
+  assert.equal(migrated.toString(), 'v=3&lab=sharding&ex=e.json&t=3');
+  const v2 = await S.decodeFragment('#v=2&ex=example.json&t=2&cost=445');
+  assert.deepEqual(v2.instance, {kind: 'example', name: 'example.json'});
+  assert.equal(v2.cost, '445');
   await assert.rejects(S.decodeFragment('#v=99&ex=a'), /version 99/);
+});
+
+test('every lab reads and writes its own keys; other labs and versions are refused', async () => {
+  assert.deepEqual(await S.readFragment(''), {lab: null, params: new URLSearchParams()});
+  const fragment = S.writeFragment('pipeline', new URLSearchParams('p=8&m=20&s=DualPipe'));
+  assert.equal(fragment, '#v=3&lab=pipeline&p=8&m=20&s=DualPipe');
+  const {lab, params} = await S.readFragment(fragment);
+  assert.equal(lab, 'pipeline');
+  assert.equal(params.toString(), 'p=8&m=20&s=DualPipe');
+  assert.equal(await S.decodeFragment(fragment), null, 'not a sharding link');
+  assert.equal(S.writeFragment('teach', [['model', 'a b']]), '#v=3&lab=teach&model=a+b');
+  await assert.rejects(
+      S.readFragment('#v=3&lab=nope'),
+      /names the lab 'nope'; this page has sharding, pipeline, teach/);
+  await assert.rejects(
+      S.readFragment('#v=4&lab=teach'), /version 4; this page reads versions 1 to 3/);
 });
 
 test('small files travel inline, large ones as name and hash', async () => {

@@ -2,11 +2,12 @@
 // strategies with the node panel, and the summary. app.mjs calls reset() when
 // an instance opens, improve() on every better plan or bound, and stats() on
 // worker counters; views redraw the current best plan at most once a frame.
+import {CostChart} from '../plots/cost_chart.mjs';
+import {relativeGap} from '../plots/scales.mjs';
+
 import {contestReference} from './data/contest_refs.mjs';
-import {CostChart} from './plots/cost_chart.mjs';
 import {MemoryChart} from './plots/memory_chart.mjs';
 import {NodePanel} from './plots/node_panel.mjs';
-import {relativeGap} from './plots/scales.mjs';
 import {StrategyView} from './plots/strategy_view.mjs';
 import {presolveText, renderSummary, statsLine} from './plots/summary.mjs';
 

@@ -2,8 +2,8 @@
 // (the chosen one and the Pareto front highlighted), its live interval, and
 // its neighbours with the edge costs the plan pays. Also lists the nodes a
 // click in the memory view selected. Opened from strategy_view / memory_chart.
-import {COLORS, drawAxes, FONT} from './canvas.mjs';
-import {compactNumber, extent, linearScale} from './scales.mjs';
+import {COLORS, drawAxes, FONT} from '../../plots/canvas.mjs';
+import {compactNumber, extent, linearScale} from '../../plots/scales.mjs';
 
 const FORBIDDEN = 1e18;
 

@@ -2,7 +2,7 @@
 // evaluation, usage profiles, live nodes at a time, cost shares, neighbours,
 // and the CLI's result JSON. Columns come out once as typed arrays so the
 // plots can read strategies and intervals without calling into wasm.
-import {describeModel, importModel} from './files.mjs';
+import {describeModel, importModel} from '../files.mjs';
 
 // A step function from the bindings' [times..., usages...] layout.
 function splitProfile(flat) {

@@ -3,8 +3,8 @@
 // peak marked. Hovering lists the live nodes at t, largest first; clicking
 // selects them (arrow keys and Enter do the same). Profiles are columnar typed arrays, drawn per
 // pixel column (min/max buckets) so 60k time points cost O(width).
-import {COLORS, drawAxes, drawEmpty, drawLegend, Plot} from './canvas.mjs';
-import {bucketMinMax, compactNumber, linearScale} from './scales.mjs';
+import {COLORS, drawAxes, drawEmpty, drawLegend, Plot} from '../../plots/canvas.mjs';
+import {bucketMinMax, compactNumber, linearScale} from '../../plots/scales.mjs';
 
 const BOX = {
   left: 64,

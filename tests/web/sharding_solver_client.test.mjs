@@ -1,4 +1,4 @@
-// Unit tests of web/solver_client.mjs against fake workers that speak the
+// Unit tests of web/sharding/solver_client.mjs against fake workers that speak the
 // protocol: a stop must reach the run however early it comes. A real worker
 // ignores a STOP that arrives before its START, so a stop pressed while the
 // carried plan is being offered, or while a worker is still starting, used
@@ -50,7 +50,8 @@ class FakeWorker {
 }
 
 globalThis.Worker = FakeWorker;
-const {SolverClient} = await import(pathToFileURL(path.join(WEB, 'solver_client.mjs')).href);
+const {SolverClient} =
+    await import(pathToFileURL(path.join(WEB, 'sharding/solver_client.mjs')).href);
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 

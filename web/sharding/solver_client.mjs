@@ -1,67 +1,12 @@
-// The page's side of the solver workers: spawns N workers (worker.js), has
+// The page's side of the sharding solver workers: spawns N workers (worker.js), has
 // worker 0 parse the instance once and copies the model's typed arrays to the
 // others, starts and stops the portfolio, and relays each better plan to the
 // other workers by message (no SharedArrayBuffer). It keeps the overall best,
 // bound and trace that app.mjs shows and downloads.
-import {MSG, OP, request} from './protocol.mjs';
+import {MSG, OP} from '../protocol.mjs';
+import {WorkerHandle} from '../worker_client.mjs';
 
 const better = (a, b) => b === null || BigInt(a) < BigInt(b);  // decimal cost strings
-
-class WorkerHandle {
-  constructor(url, index, onEvent) {
-    this.index = index;
-    this.worker = new Worker(url);
-    this.pending = new Map();
-    this.nextId = 1;
-    this.ready = new Promise((resolve, reject) => {
-      // A failure outside any request (the worker's script, or its module
-      // failing to start) rejects `ready` and every call still waiting, so
-      // nothing waits forever on a dead worker.
-      const fail = (message) => {
-        const error = new Error(message);
-        reject(error);
-        this.failPending(error);
-      };
-      this.worker.onerror = (event) => {
-        event.preventDefault();
-        fail(`the solver worker failed: ${event.message || 'no reason given'}`);
-      };
-      this.worker.onmessage = (event) => {
-        const msg = event.data;
-        if (msg.type === MSG.READY) return resolve(msg);
-        if (msg.type === MSG.ERROR && msg.id === 0) return fail(msg.message);
-        const call = this.pending.get(msg.id);
-        if (!call) return;
-        if (msg.type === MSG.DONE || msg.type === MSG.ERROR) this.pending.delete(msg.id);
-        if (msg.type === MSG.DONE)
-          call.resolve(msg);
-        else if (msg.type === MSG.ERROR)
-          call.reject(new Error(msg.message));
-        else
-          onEvent(this.index, msg, call.op);
-      };
-    });
-    this.ready.catch(() => {});  // observed by load() and start(); never unhandled
-  }
-
-  call(op, payload = {}, transfer = []) {
-    const id = this.nextId++;
-    return new Promise((resolve, reject) => {
-      this.pending.set(id, {resolve, reject, op});
-      this.worker.postMessage(request(id, op, payload), transfer);
-    });
-  }
-
-  failPending(error) {
-    for (const call of this.pending.values()) call.reject(error);
-    this.pending.clear();
-  }
-
-  terminate() {
-    this.worker.terminate();
-    this.failPending(new Error('the worker was stopped'));
-  }
-}
 
 // Copies of a model's ArrayBuffers for one more worker.
 function copyModel(model) {

@@ -2,7 +2,7 @@
 // reduced (when the engine reports it), the time horizon, the limit and the
 // minimum-possible peak; and one engine stats line (rounds, moves/s, wasm
 // heap). Plain HTML, filled by app.mjs after a load and on progress.
-import {formatBytes, formatSeconds, groupDigits} from './scales.mjs';
+import {formatBytes, formatSeconds, groupDigits} from '../../plots/scales.mjs';
 
 export function renderSummary(table, info, load) {
   const limit = info.hasLimit ? Number(info.limit) : null;

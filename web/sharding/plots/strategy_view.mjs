@@ -2,8 +2,8 @@
 // a bar of that share and a strip of its K strategies with the chosen one
 // marked. Wheel or arrow keys scroll; a click (or Enter) opens the node panel.
 // Only the visible rows are drawn, so 65k nodes cost one sort per plan.
-import {COLORS, drawEmpty, Plot} from './canvas.mjs';
-import {compactNumber} from './scales.mjs';
+import {COLORS, drawEmpty, Plot} from '../../plots/canvas.mjs';
+import {compactNumber} from '../../plots/scales.mjs';
 
 const ROW = 15;
 const HEAD = 18;

@@ -7,7 +7,7 @@
 //
 // Call chain: app.mjs -> solver_client.mjs -> postMessage -> worker.js
 //             -> shardlab.js (Embind, wasm/bindings.cpp) -> core/
-importScripts('shardlab.js');
+importScripts('../shardlab.js');
 
 const SLICE_MS = 40;                   // run the engine this long between event-loop turns
 const STEP_WORK = 20000;               // work per Engine.step(), as in the native portfolio
@@ -25,8 +25,8 @@ let quick = null;    // {plan, cost}: a feasible plan to show before the engine 
 let held = null;     // the last plan offered while no engine existed
 
 const booted = (async () => {
-  [P, F] = await Promise.all([import('./protocol.mjs'), import('./files.mjs')]);
-  M = await createShardLab({locateFile: (file) => new URL(file, self.location.href).href});
+  [P, F] = await Promise.all([import('../protocol.mjs'), import('../files.mjs')]);
+  M = await createShardLab({locateFile: (file) => new URL(`../${file}`, self.location.href).href});
   postMessage(P.reply(P.MSG.READY, 0, {version: M.version()}));
 })();
 

@@ -1,0 +1,64 @@
+// A Web Worker seen from the page: requests carry an id and resolve with the
+// worker's DONE reply (or reject with its ERROR); PROGRESS and INCUMBENT
+// replies go to onEvent(index, msg, op). A worker that fails outside any
+// request (its script, or its wasm module not starting) rejects `ready` and
+// every pending call, so nothing waits forever. Shared by every lab's client
+// (sharding/solver_client.mjs, the pipeline and teaching labs); protocol.mjs
+// defines the messages.
+import {MSG, request} from './protocol.mjs';
+
+export class WorkerHandle {
+  constructor(url, index, onEvent) {
+    this.index = index;
+    this.worker = new Worker(url);
+    this.pending = new Map();
+    this.nextId = 1;
+    this.ready = new Promise((resolve, reject) => {
+      // A failure outside any request (the worker's script, or its module
+      // failing to start) rejects `ready` and every call still waiting, so
+      // nothing waits forever on a dead worker.
+      const fail = (message) => {
+        const error = new Error(message);
+        reject(error);
+        this.failPending(error);
+      };
+      this.worker.onerror = (event) => {
+        event.preventDefault();
+        fail(`the solver worker failed: ${event.message || 'no reason given'}`);
+      };
+      this.worker.onmessage = (event) => {
+        const msg = event.data;
+        if (msg.type === MSG.READY) return resolve(msg);
+        if (msg.type === MSG.ERROR && msg.id === 0) return fail(msg.message);
+        const call = this.pending.get(msg.id);
+        if (!call) return;
+        if (msg.type === MSG.DONE || msg.type === MSG.ERROR) this.pending.delete(msg.id);
+        if (msg.type === MSG.DONE)
+          call.resolve(msg);
+        else if (msg.type === MSG.ERROR)
+          call.reject(new Error(msg.message));
+        else
+          onEvent(this.index, msg, call.op);
+      };
+    });
+    this.ready.catch(() => {});  // observed by load() and start(); never unhandled
+  }
+
+  call(op, payload = {}, transfer = []) {
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, {resolve, reject, op});
+      this.worker.postMessage(request(id, op, payload), transfer);
+    });
+  }
+
+  failPending(error) {
+    for (const call of this.pending.values()) call.reject(error);
+    this.pending.clear();
+  }
+
+  terminate() {
+    this.worker.terminate();
+    this.failPending(new Error('the worker was stopped'));
+  }
+}
