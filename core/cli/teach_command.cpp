@@ -4,7 +4,6 @@
 // breakdown, peak memory per device, the textbook strategy it matches.
 // --force OP=STRATEGY solves again with a strategy imposed and reports the
 // difference to the free optimum.
-#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -16,6 +15,7 @@
 #include "core/sharding/options.h"
 #include "core/sharding/solver.h"
 #include "core/teach/explain.h"
+#include "core/teach/session.h"
 #include "core/teach/teach.h"
 
 namespace shardlab::cli {
@@ -40,24 +40,10 @@ const char* kTeachUsage =
     "  --OPTION VALUE     any solver option of `shardlab options` (--seed, --workers, ...);\n"
     "                     --exact-max-nodes defaults to 200 here\n";
 
-struct Run {
-  SolveResult result;
-  double seconds = 0;
-};
-
-Run solve_instance(const Problem& problem, const Options& options) {
-  const auto started = std::chrono::steady_clock::now();
-  Run run;
-  run.result = solve(problem, options, options.time_limit_s, nullptr, interrupt_flag());
-  run.seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  return run;
-}
-
 std::string sidecar_path(const std::string& path) {
   const std::string suffix = ".json";
-  if (path.size() > suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(),
-                                                  suffix) == 0) {
+  if (path.size() > suffix.size() &&
+      path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0) {
     return path.substr(0, path.size() - suffix.size()) + ".sidecar.json";
   }
   return path + ".sidecar.json";
@@ -69,10 +55,7 @@ int teach_command(const std::vector<std::string>& args) {
   std::string model_path;
   std::string emit_path;
   bool as_json = false;
-  Options options;
-  // Teaching instances are small: let the exact branch and bound (which has
-  // a node budget, so it cannot hang) take cores of up to 200 nodes.
-  options.exact_max_nodes = 200;
+  Options options = teach::teach_solver_options();
   teach::GenerateOptions generate;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
@@ -95,7 +78,8 @@ int teach_command(const std::vector<std::string>& args) {
         value = key.substr(6);
         key = "force";
       } else {
-        if (i + 1 >= args.size()) return fail(kExitUsage, "teach: option --" + key + " needs a value");
+        if (i + 1 >= args.size())
+          return fail(kExitUsage, "teach: option --" + key + " needs a value");
         value = args[++i];
       }
       if (key == "emit") {
@@ -122,7 +106,8 @@ int teach_command(const std::vector<std::string>& args) {
       return fail(kExitUsage, "teach: unexpected argument '" + arg + "'\n" + kTeachUsage);
     }
   }
-  if (model_path.empty()) return fail(kExitUsage, std::string("teach needs a MODEL.json\n") + kTeachUsage);
+  if (model_path.empty())
+    return fail(kExitUsage, std::string("teach needs a MODEL.json\n") + kTeachUsage);
 
   std::ifstream in(model_path, std::ios::binary);
   if (!in) return fail(kExitIo, model_path + ": cannot open the file");
@@ -131,17 +116,20 @@ int teach_command(const std::vector<std::string>& args) {
   Result<teach::ModelSpec> model = teach::read_model(model_path, text.str());
   if (!model.is_ok()) return fail(kExitBadInput, model.status().message());
 
-  teach::GenerateOptions free_options = generate;
-  free_options.forces.clear();
-  Result<teach::Generated> free_gen = teach::generate(model.value(), free_options);
-  if (!free_gen.is_ok()) return fail(kExitBadInput, free_gen.status().message());
-  Result<teach::Generated> forced_gen = free_gen.status();
   if (!generate.forces.empty()) {
-    forced_gen = teach::generate(model.value(), generate);
-    if (!forced_gen.is_ok()) return fail(kExitUsage, "teach: " + forced_gen.status().message());
+    // A bad --force is a command-line error (1), found before any solving.
+    Result<teach::Generated> check = teach::generate(model.value(), generate);
+    if (!check.is_ok()) {
+      const bool usage = check.status().code() == StatusCode::kInvalidArgument;
+      return fail(usage ? kExitUsage : kExitBadInput,
+                  (usage ? "teach: " : "") + check.status().message());
+    }
   }
-  const teach::Generated& gen = generate.forces.empty() ? free_gen.value() : forced_gen.value();
-
+  catch_interrupts();
+  Result<teach::Session> session =
+      teach::solve_model(model.value(), generate, options, interrupt_flag());
+  if (!session.is_ok()) return fail(kExitBadInput, session.status().message());
+  const teach::Generated& gen = session.value().gen;
   if (!emit_path.empty()) {
     std::ofstream out(emit_path, std::ios::binary);
     out << teach::instance_json(gen);
@@ -151,34 +139,17 @@ int teach_command(const std::vector<std::string>& args) {
     side.close();
     if (!out || !side) return fail(kExitIo, emit_path + ": cannot write the instance");
   }
-
-  catch_interrupts();
-  teach::SolveSummary summary;
-  if (!generate.forces.empty()) {
-    const Run free_run = solve_instance(free_gen.value().problem, options);
-    summary.has_unforced = free_run.result.best.found();
-    summary.unforced_cost = free_run.result.best.cost;
-    summary.unforced_bound = free_run.result.lower_bound;
-    summary.unforced_proven = free_run.result.proven_optimal;
-  }
-  const Run run = solve_instance(gen.problem, options);
-  if (!run.result.best.found()) {
+  const teach::SolveSummary& summary = session.value().summary;
+  if (!summary.found) {
     return fail(kExitNoPlan, "teach: no plan fits: " +
                                  std::string(gen.problem.has_usage_limit
                                                  ? "the memory limit is too tight for every plan"
                                                  : "no feasible plan was found") +
                                  " (time limit " + std::to_string(options.time_limit_s) + " s)");
   }
-  summary.found = true;
-  summary.cost = run.result.best.cost;
-  summary.lower_bound = run.result.lower_bound;
-  summary.proven_optimal = run.result.proven_optimal;
-  summary.seconds = run.seconds;
-  Result<teach::Explanation> x =
-      teach::explain(gen, teach::prefer_less_memory(gen, run.result.best.solution));
-  if (!x.is_ok()) return fail(kExitBadInput, x.status().message());
+  const teach::Explanation& x = session.value().explanation;
   if (as_json) {
-    std::cout << teach::explanation_json(gen, x.value(), summary) << "\n";
+    std::cout << teach::explanation_json(gen, x, summary) << "\n";
   } else {
     const teach::ModelSpec& m = gen.model;
     std::string shape;
@@ -193,7 +164,7 @@ int teach_command(const std::vector<std::string>& args) {
       std::printf("# instance written to %s, sidecar to %s\n", emit_path.c_str(),
                   sidecar_path(emit_path).c_str());
     }
-    std::cout << teach::explanation_text(gen, x.value(), summary);
+    std::cout << teach::explanation_text(gen, x, summary);
   }
   return kExitOk;
 }

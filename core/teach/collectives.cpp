@@ -13,10 +13,14 @@ namespace shardlab::teach {
 
 const char* collective_name(CollectiveKind kind) {
   switch (kind) {
-    case CollectiveKind::kAllReduce: return "all-reduce";
-    case CollectiveKind::kAllGather: return "all-gather";
-    case CollectiveKind::kReduceScatter: return "reduce-scatter";
-    case CollectiveKind::kAllToAll: return "all-to-all";
+    case CollectiveKind::kAllReduce:
+      return "all-reduce";
+    case CollectiveKind::kAllGather:
+      return "all-gather";
+    case CollectiveKind::kReduceScatter:
+      return "reduce-scatter";
+    case CollectiveKind::kAllToAll:
+      return "all-to-all";
   }
   return "?";
 }
@@ -34,7 +38,8 @@ int64_t CostTable::collective_ns(CollectiveKind kind, const std::vector<int32_t>
   double latency = 0;
   for (int32_t a : axes) {
     n *= mesh_.shape[a];
-    bandwidth = bandwidth == 0 ? mesh_.bandwidth_GBps[a] : std::min(bandwidth, mesh_.bandwidth_GBps[a]);
+    bandwidth =
+        bandwidth == 0 ? mesh_.bandwidth_GBps[a] : std::min(bandwidth, mesh_.bandwidth_GBps[a]);
     latency = std::max(latency, mesh_.latency_us[a]);
   }
   if (n <= 1) return 0;

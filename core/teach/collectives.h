@@ -27,7 +27,7 @@ const char* collective_name(CollectiveKind kind);  // "all-reduce", "all-gather"
 struct Collective {
   CollectiveKind kind = CollectiveKind::kAllReduce;
   std::vector<int32_t> axes;  // mesh axes of the group, in mesh order
-  int64_t bytes = 0;  // per device, as in the table above
+  int64_t bytes = 0;          // per device, as in the table above
   int64_t ns = 0;
   std::string what;  // what moves: "output", "gradient", "statistics along t", ...
 };
@@ -40,8 +40,7 @@ class CostTable {
   CostModel model() const { return model_; }
 
   int64_t compute_ns(double flops, int64_t shards) const;
-  int64_t collective_ns(CollectiveKind kind, const std::vector<int32_t>& axes,
-                        int64_t bytes) const;
+  int64_t collective_ns(CollectiveKind kind, const std::vector<int32_t>& axes, int64_t bytes) const;
   Collective make(CollectiveKind kind, std::vector<int32_t> axes, int64_t bytes,
                   std::string what) const;
 

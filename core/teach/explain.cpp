@@ -18,9 +18,12 @@ using Json = nlohmann::ordered_json;
 const char* pass_of(NodeKind kind) {
   switch (kind) {
     case NodeKind::kInput:
-    case NodeKind::kForward: return "forward";
-    case NodeKind::kParameter: return "optimizer";
-    default: return "backward";
+    case NodeKind::kForward:
+      return "forward";
+    case NodeKind::kParameter:
+      return "optimizer";
+    default:
+      return "backward";
   }
 }
 
@@ -223,8 +226,8 @@ Result<Explanation> explain(const Generated& gen, const std::vector<int32_t>& pl
         if (node.kind != NodeKind::kParameter) continue;
         int64_t elements = 1;
         for (int64_t d : node.sizes) elements *= d;
-        row.generator_bytes += parameter_bytes(elements, 1, stage ? nn : 1, stage, m,
-                                               node.dtype_bytes);
+        row.generator_bytes +=
+            parameter_bytes(elements, 1, stage ? nn : 1, stage, m, node.dtype_bytes);
       }
       x.zero_table.push_back(row);
     }
@@ -292,12 +295,10 @@ std::string explanation_json(const Generated& gen, const Explanation& x,
     const GraphNode& node = nodes[v];
     const int32_t s = x.node_plan[v];
     const NodeCost& cost = gen.node_costs[v][s];
-    Json entry = {{"strategy", x.strategy_names[v]},
-                  {"dims", dims_json(gen, static_cast<int32_t>(v), s)},
-                  {"detail", node.detail},
-                  {"compute_ns", cost.compute_ns},
-                  {"usage_bytes", cost.usage_bytes},
-                  {"collectives", node_collectives[v]}};
+    Json entry = {
+        {"strategy", x.strategy_names[v]}, {"dims", dims_json(gen, static_cast<int32_t>(v), s)},
+        {"detail", node.detail},           {"compute_ns", cost.compute_ns},
+        {"usage_bytes", cost.usage_bytes}, {"collectives", node_collectives[v]}};
     if (gen.forced[gen.group_of[v]] >= 0 && node.lead == static_cast<int32_t>(v)) {
       entry["forced"] = true;
     }
@@ -337,8 +338,8 @@ std::string explanation_json(const Generated& gen, const Explanation& x,
                        {"generator_bytes", row.generator_bytes},
                        {"formula_bytes", row.formula_bytes}});
     }
-    out["zero_table"] = {{"parameters", x.parameters}, {"devices", x.zero_ways},
-                         {"rows", std::move(table)}};
+    out["zero_table"] = {
+        {"parameters", x.parameters}, {"devices", x.zero_ways}, {"rows", std::move(table)}};
   }
   if (solve.has_unforced) {
     Json forced = Json::object();
@@ -378,8 +379,9 @@ std::string explanation_text(const Generated& gen, const Explanation& x,
           arrow == std::string::npos ? p.on.substr(3) : p.on.substr(arrow + 4);
       if (target != node.name) continue;
       paid += (paid.empty() ? "" : "; ") + std::string(collective_name(p.collective.kind)) +
- " on " + axes_text(mesh, p.collective.axes) + " of " + human_bytes(p.collective.bytes) +
-              " (" + p.collective.what + ", " + human_ns(p.collective.ns) + ")";
+              " on " + axes_text(mesh, p.collective.axes) + " of " +
+              human_bytes(p.collective.bytes) + " (" + p.collective.what + ", " +
+              human_ns(p.collective.ns) + ")";
     }
     line(pad(node.name, width) + "  " + pad(pass_of(node.kind), 10) +
          pad(x.strategy_names[v] +
@@ -408,8 +410,8 @@ std::string explanation_text(const Generated& gen, const Explanation& x,
        std::to_string(x.peak_time) + " (parameter state " + human_bytes(x.parameter_bytes_at_peak) +
        ")" +
        (gen.problem.has_usage_limit ? ", limit " + human_bytes(gen.problem.usage_limit) : ""));
-  line("textbook: " + (x.textbook.empty() ? std::string("no textbook strategy (mixed)")
-                                          : x.textbook));
+  line("textbook: " +
+       (x.textbook.empty() ? std::string("no textbook strategy (mixed)") : x.textbook));
   std::string specs;
   for (size_t v = 0; v < nodes.size(); ++v) {
     const NodeKind k = nodes[v].kind;

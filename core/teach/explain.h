@@ -100,10 +100,8 @@ std::string partition_spec(const Generated& gen, int32_t node, int32_t strategy)
 // "partition_spec"), "inputs", "collectives" (each with kind, axis, bytes,
 // ns, what, on, pass), "partition_specs", "zero_table" (training), and
 // "force" when strategies were forced}.
-std::string explanation_json(const Generated& gen, const Explanation& x,
-                             const SolveSummary& solve);
+std::string explanation_json(const Generated& gen, const Explanation& x, const SolveSummary& solve);
 // The CLI's text report.
-std::string explanation_text(const Generated& gen, const Explanation& x,
-                             const SolveSummary& solve);
+std::string explanation_text(const Generated& gen, const Explanation& x, const SolveSummary& solve);
 
 }  // namespace shardlab::teach

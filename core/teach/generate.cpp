@@ -23,8 +23,8 @@ Result<int32_t> follow(const Generated& gen, int32_t lead, int32_t member, int32
   const GraphNode& m = gen.graph.nodes[member];
   Strategy want;
   for (int8_t letter : gen.strategies[lead][s].axis_letter) {
-    want.axis_letter.push_back(
-        letter < 0 ? int8_t{-1} : static_cast<int8_t>(m.letter_index(l.letters[letter])));
+    want.axis_letter.push_back(letter < 0 ? int8_t{-1}
+                                          : static_cast<int8_t>(m.letter_index(l.letters[letter])));
   }
   const std::vector<Strategy>& list = gen.strategies[member];
   for (size_t i = 0; i < list.size(); ++i) {
@@ -260,8 +260,8 @@ std::string instance_json(const Generated& gen) {
   for (int32_t e = 0; e < p.num_edges(); ++e) {
     text += e ? ",\n        " : "\n        ";
     const Cost* c = p.edge_costs(e);
-    row(&text, c, c + static_cast<int64_t>(p.num_strategies(p.edge_u[e])) *
-                          p.num_strategies(p.edge_v[e]));
+    row(&text, c,
+        c + static_cast<int64_t>(p.num_strategies(p.edge_u[e])) * p.num_strategies(p.edge_v[e]));
   }
   text += "\n      ]\n    }";
   if (p.has_usage_limit) text += ",\n    \"usage_limit\": " + std::to_string(p.usage_limit);
@@ -301,10 +301,9 @@ std::string sidecar_json(const Generated& gen) {
   for (const EdgeInfo& e : gen.edges) {
     nlohmann::ordered_json carries = nlohmann::ordered_json::array();
     for (const Link& link : e.links) {
-      carries.push_back(link.operand < 0
-                            ? "gradient of " + gen.graph.nodes[link.to].name
-                            : gen.graph.nodes[link.from].name + " -> " +
-                                  gen.graph.nodes[link.to].name);
+      carries.push_back(link.operand < 0 ? "gradient of " + gen.graph.nodes[link.to].name
+                                         : gen.graph.nodes[link.from].name + " -> " +
+                                               gen.graph.nodes[link.to].name);
     }
     edges.push_back({{"from", e.from}, {"to", e.to}, {"carries", std::move(carries)}});
   }

@@ -307,12 +307,18 @@ class Builder {
 
 const char* node_kind_name(NodeKind kind) {
   switch (kind) {
-    case NodeKind::kInput: return "input";
-    case NodeKind::kParameter: return "parameter";
-    case NodeKind::kForward: return "forward";
-    case NodeKind::kLossGrad: return "loss_grad";
-    case NodeKind::kBackward: return "backward";
-    case NodeKind::kGradSum: return "grad_sum";
+    case NodeKind::kInput:
+      return "input";
+    case NodeKind::kParameter:
+      return "parameter";
+    case NodeKind::kForward:
+      return "forward";
+    case NodeKind::kLossGrad:
+      return "loss_grad";
+    case NodeKind::kBackward:
+      return "backward";
+    case NodeKind::kGradSum:
+      return "grad_sum";
   }
   return "?";
 }

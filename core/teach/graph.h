@@ -34,15 +34,15 @@ struct Operand {
 
 struct GraphNode {
   NodeKind kind = NodeKind::kForward;
-  std::string name;    // "h", "h.grad.W1", "y.loss_grad", "grad.a", or the tensor's name
-  std::string op;      // the forward op (or tensor) it belongs to
-  std::string detail;  // "einsum bd,df->bf", "elementwise gelu (backward)", ...
+  std::string name;            // "h", "h.grad.W1", "y.loss_grad", "grad.a", or the tensor's name
+  std::string op;              // the forward op (or tensor) it belongs to
+  std::string detail;          // "einsum bd,df->bf", "elementwise gelu (backward)", ...
   std::string letters;         // the loop letters (for inputs and parameters: dims)
   std::vector<int64_t> sizes;  // size of each letter
   std::string out_letters;     // letters of its output, in the output's dimension order
   std::vector<Operand> operands;
   int32_t dtype_bytes = 2;
-  double flops = 0;         // total work of the loop nest, unsharded
+  double flops = 0;          // total work of the loop nest, unsharded
   std::string work_letters;  // letters whose split divides the work (an embedding's
                              // table rows do not)
   char normalized = 0;       // softmax/layernorm letter: splitting it needs statistics
@@ -66,7 +66,7 @@ struct GraphNode {
 
 struct Graph {
   std::vector<GraphNode> nodes;
-  int64_t horizon = 0;  // the optimizer step happens at horizon - 1
+  int64_t horizon = 0;                 // the optimizer step happens at horizon - 1
   std::vector<int32_t> forward_of_op;  // ModelSpec op -> its forward node
 };
 

@@ -18,13 +18,13 @@ namespace shardlab::teach {
 constexpr int32_t kMaxMeshRank = 4;
 
 struct MeshSpec {
-  std::vector<int32_t> shape;             // devices along each axis
-  std::vector<std::string> axes;          // axis names (default x, y, z, w)
-  std::vector<double> bandwidth_GBps;     // per axis: beta, 1e9 bytes per second
-  std::vector<double> latency_us;         // per axis: alpha, microseconds
-  double device_tflops = 0;               // dense throughput of one device
-  bool has_memory = false;                // device_memory_GB given
-  double device_memory_GB = 0;            // the usage limit, 1e9 bytes
+  std::vector<int32_t> shape;          // devices along each axis
+  std::vector<std::string> axes;       // axis names (default x, y, z, w)
+  std::vector<double> bandwidth_GBps;  // per axis: beta, 1e9 bytes per second
+  std::vector<double> latency_us;      // per axis: alpha, microseconds
+  double device_tflops = 0;            // dense throughput of one device
+  bool has_memory = false;             // device_memory_GB given
+  double device_memory_GB = 0;         // the usage limit, 1e9 bytes
 
   int32_t rank() const { return static_cast<int32_t>(shape.size()); }
   int64_t devices() const;
@@ -36,7 +36,7 @@ const char* op_kind_name(OpKind kind);  // the model's key: "einsum", "elementwi
 struct TensorSpec {
   std::string name;
   std::vector<int64_t> shape;
-  std::string dims;     // one letter per dimension (declared, inferred, or an op's output)
+  std::string dims;  // one letter per dimension (declared, inferred, or an op's output)
   int32_t dtype_bytes = 2;
   bool parameter = false;
   int32_t producer = -1;  // the op that computes it; -1 for a declared tensor
@@ -48,8 +48,8 @@ struct TensorSpec {
 struct OpSpec {
   std::string name;
   OpKind kind = OpKind::kEinsum;
-  std::string text;   // the einsum/embedding signature, or the elementwise function
-  std::vector<int32_t> inputs;             // tensor indices
+  std::string text;             // the einsum/embedding signature, or the elementwise function
+  std::vector<int32_t> inputs;  // tensor indices
   std::vector<std::string> input_letters;  // per input, one letter per dimension
   std::string output_letters;
   char along = 0;            // reduce, softmax, layernorm: the named dimension
@@ -73,7 +73,7 @@ struct ModelSpec {
   int32_t optimizer_state_bytes = 12;  // per parameter (mixed-precision Adam: 12)
   bool zero = true;                    // offer ZeRO stages for parameters
   CostModel cost_model = CostModel::kAlphaBeta;
-  char batch = 0;  // the batch letter (for naming data parallelism)
+  char batch = 0;                   // the batch letter (for naming data parallelism)
   std::vector<TensorSpec> tensors;  // declared tensors first, then one per op
   std::vector<OpSpec> ops;          // in the order given (a topological order)
 

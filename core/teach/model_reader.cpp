@@ -52,7 +52,7 @@ double default_flops(OpKind kind, const std::string& function) {
   if (kind == OpKind::kLayernorm) return 8;  // mean, variance, normalise
   if (kind == OpKind::kReduce) return 1;
   static const std::map<std::string, double> kTable = {
-      {"gelu", 8}, {"silu", 4}, {"sigmoid", 4}, {"tanh", 4}, {"exp", 2}, {"relu", 1},
+      {"gelu", 8}, {"silu", 4}, {"sigmoid", 4}, {"tanh", 4}, {"exp", 2},  {"relu", 1},
       {"add", 1},  {"sub", 1},  {"mul", 1},     {"div", 1},  {"scale", 1}};
   const auto it = kTable.find(function);
   return it == kTable.end() ? 1 : it->second;
@@ -63,9 +63,9 @@ class Reader {
   explicit Reader(const json::Document& doc) : root_(doc.root()) {}
 
   Result<ModelSpec> read() {
-    Status s = root_.only_keys({"name", "description", "mesh", "training", "dtype_bytes",
-                                "optimizer_state_bytes", "zero", "cost_model", "batch", "tensors",
-                                "ops"});
+    Status s =
+        root_.only_keys({"name", "description", "mesh", "training", "dtype_bytes",
+                         "optimizer_state_bytes", "zero", "cost_model", "batch", "tensors", "ops"});
     if (!s.is_ok()) return s;
     json::Errors e;
     model_.name = e.take(root_.string_or("name", "model"));
@@ -97,8 +97,8 @@ class Reader {
   // ---- mesh ----------------------------------------------------------------
 
   Status read_mesh(const JsonAt& mesh) {
-    Status s = mesh.only_keys({"shape", "axes", "bandwidth_GBps", "latency_us", "device_tflops",
-                               "device_memory_GB"});
+    Status s = mesh.only_keys(
+        {"shape", "axes", "bandwidth_GBps", "latency_us", "device_tflops", "device_memory_GB"});
     if (!s.is_ok()) return s;
     MeshSpec& m = model_.mesh;
     const JsonAt shape = mesh["shape"];
@@ -211,8 +211,7 @@ class Reader {
       }
       if (t.has("layout")) {
         if (spec.parameter) {
-          return t["layout"].error("no layout for a parameter (the solver chooses it)",
-                                   "a layout");
+          return t["layout"].error("no layout for a parameter (the solver chooses it)", "a layout");
         }
         layouts_.emplace_back(static_cast<int32_t>(model_.tensors.size()), t["layout"]);
       }
@@ -325,8 +324,8 @@ class Reader {
 
   Status read_op(const JsonAt& at) {
     static constexpr std::pair<const char*, OpKind> kKinds[] = {
-        {"einsum", OpKind::kEinsum},   {"elementwise", OpKind::kElementwise},
-        {"reduce", OpKind::kReduce},   {"softmax", OpKind::kSoftmax},
+        {"einsum", OpKind::kEinsum},       {"elementwise", OpKind::kElementwise},
+        {"reduce", OpKind::kReduce},       {"softmax", OpKind::kSoftmax},
         {"layernorm", OpKind::kLayernorm}, {"embedding", OpKind::kEmbedding}};
     Status s = at.only_keys({"name", "inputs", "einsum", "elementwise", "reduce", "softmax",
                              "layernorm", "embedding", "flops_per_element"});
@@ -373,8 +372,8 @@ class Reader {
     }
     auto input_count = [&](size_t lo, size_t hi) -> Status {
       if (inputs.size() >= lo && inputs.size() <= hi) return Status::ok();
-      const std::string want = lo == hi ? std::to_string(lo) : std::to_string(lo) + " or " +
-                                                                   std::to_string(hi);
+      const std::string want =
+          lo == hi ? std::to_string(lo) : std::to_string(lo) + " or " + std::to_string(hi);
       return inputs.error(want + " input" + (hi == 1 ? "" : "s") + " for " + kind_key,
                           std::to_string(inputs.size()));
     };
@@ -399,10 +398,9 @@ class Reader {
             const std::string where = t.name + ".shape[" + std::to_string(d) + "]";
             const auto [it, fresh] = sizes.emplace(sub[d], std::make_pair(t.shape[d], where));
             if (!fresh && it->second.first != t.shape[d]) {
-              return kind_at.error(
-                  "letter '" + std::string(1, sub[d]) + "' to have one size",
-                  std::to_string(it->second.first) + " (" + it->second.second + ") and " +
-                      std::to_string(t.shape[d]) + " (" + where + ")");
+              return kind_at.error("letter '" + std::string(1, sub[d]) + "' to have one size",
+                                   std::to_string(it->second.first) + " (" + it->second.second +
+                                       ") and " + std::to_string(t.shape[d]) + " (" + where + ")");
             }
           }
         }
@@ -413,9 +411,10 @@ class Reader {
           const std::string& table = op.input_letters[1];
           if (table.size() != 2 || ids.find(table[0]) != std::string::npos ||
               ids.find(table[1]) != std::string::npos || op.output_letters != ids + table[1]) {
-            return kind_at.error("an embedding signature IDS,vd->IDSd (the table's rows v are "
-                                 "looked up by the ids; each output position gets a row of d)",
-                                 quoted(op.text));
+            return kind_at.error(
+                "an embedding signature IDS,vd->IDSd (the table's rows v are "
+                "looked up by the ids; each output position gets a row of d)",
+                quoted(op.text));
           }
         }
         for (char c : op.output_letters) out_shape.push_back(sizes.at(c).first);
@@ -466,9 +465,10 @@ class Reader {
           out_shape.push_back(t.shape[d]);
         }
         if (out_shape.empty()) {
-          return kind_at.error("a tensor of rank 2 or more to reduce (a scalar result has no "
-                               "dimension to shard)",
-                               t.name + " of shape " + shape_text(t.shape));
+          return kind_at.error(
+              "a tensor of rank 2 or more to reduce (a scalar result has no "
+              "dimension to shard)",
+              t.name + " of shape " + shape_text(t.shape));
         }
         break;
       }
@@ -523,8 +523,7 @@ class Reader {
         const JsonAt entry = at.member(i);
         const size_t dim = keys[i].size() == 1 ? t.dims.find(keys[i][0]) : std::string::npos;
         if (dim == std::string::npos) {
-          return entry.error("a key among the dimension names of " + t.name + " " +
-                                 quoted(t.dims),
+          return entry.error("a key among the dimension names of " + t.name + " " + quoted(t.dims),
                              "the key " + quoted(keys[i]));
         }
         std::vector<JsonAt> names;
@@ -547,8 +546,8 @@ class Reader {
           split *= mesh.shape[axis];
         }
         if (t.shape[dim] % split != 0) {
-          return entry.error("axes whose sizes divide " + t.name + ".shape[" +
-                                 std::to_string(dim) + "] = " + std::to_string(t.shape[dim]),
+          return entry.error("axes whose sizes divide " + t.name + ".shape[" + std::to_string(dim) +
+                                 "] = " + std::to_string(t.shape[dim]),
                              std::to_string(split) + " shards");
         }
       }
@@ -562,8 +561,8 @@ class Reader {
       if (!batch.is_ok()) return batch.status();
       bool known = false;
       for (const TensorSpec& t : model_.tensors) {
-        known = known || (batch.value().size() == 1 && t.dims.find(batch.value()[0]) !=
-                                                           std::string::npos);
+        known = known ||
+                (batch.value().size() == 1 && t.dims.find(batch.value()[0]) != std::string::npos);
       }
       if (!known) return root_["batch"].error("a dimension letter used by the model");
       model_.batch = batch.value()[0];
@@ -594,21 +593,30 @@ int64_t MeshSpec::devices() const {
 
 const char* op_kind_name(OpKind kind) {
   switch (kind) {
-    case OpKind::kEinsum: return "einsum";
-    case OpKind::kElementwise: return "elementwise";
-    case OpKind::kReduce: return "reduce";
-    case OpKind::kSoftmax: return "softmax";
-    case OpKind::kLayernorm: return "layernorm";
-    case OpKind::kEmbedding: return "embedding";
+    case OpKind::kEinsum:
+      return "einsum";
+    case OpKind::kElementwise:
+      return "elementwise";
+    case OpKind::kReduce:
+      return "reduce";
+    case OpKind::kSoftmax:
+      return "softmax";
+    case OpKind::kLayernorm:
+      return "layernorm";
+    case OpKind::kEmbedding:
+      return "embedding";
   }
   return "?";
 }
 
 const char* cost_model_name(CostModel model) {
   switch (model) {
-    case CostModel::kAlphaBeta: return "alpha-beta";
-    case CostModel::kBandwidth: return "bandwidth";
-    case CostModel::kCommunication: return "communication";
+    case CostModel::kAlphaBeta:
+      return "alpha-beta";
+    case CostModel::kBandwidth:
+      return "bandwidth";
+    case CostModel::kCommunication:
+      return "communication";
   }
   return "?";
 }
@@ -617,9 +625,9 @@ Result<CostModel> parse_cost_model(const std::string& name) {
   for (CostModel m : {CostModel::kAlphaBeta, CostModel::kBandwidth, CostModel::kCommunication}) {
     if (name == cost_model_name(m)) return m;
   }
-  return Status(StatusCode::kInvalidArgument,
-                "unknown cost model '" + name +
-                    "' (expected alpha-beta, bandwidth or communication)");
+  return Status(
+      StatusCode::kInvalidArgument,
+      "unknown cost model '" + name + "' (expected alpha-beta, bandwidth or communication)");
 }
 
 int32_t ModelSpec::find_tensor(std::string_view name) const {

@@ -18,8 +18,7 @@ std::string axis_list(const std::vector<int32_t>& axes, const MeshSpec& mesh) {
   return text;
 }
 
-bool divides(const GraphNode& node, const std::vector<int8_t>& axis_letter,
-             const MeshSpec& mesh) {
+bool divides(const GraphNode& node, const std::vector<int8_t>& axis_letter, const MeshSpec& mesh) {
   for (size_t l = 0; l < node.letters.size(); ++l) {
     int64_t split = 1;
     for (int32_t a = 0; a < mesh.rank(); ++a) {
@@ -117,11 +116,11 @@ std::string strategy_name(const GraphNode& node, const Strategy& strategy, const
       if (strategy.axis_letter[a] == static_cast<int8_t>(l)) axes.push_back(a);
     }
     if (axes.empty()) continue;
-    text += (text.empty() ? "" : ",") + std::string(1, node.letters[l]) + ":" +
-            axis_list(axes, mesh);
+    text +=
+        (text.empty() ? "" : ",") + std::string(1, node.letters[l]) + ":" + axis_list(axes, mesh);
   }
-  if (strategy.zero > 0) text += (text.empty() ? "" : ",") + std::string("zero") +
-                                 std::to_string(strategy.zero);
+  if (strategy.zero > 0)
+    text += (text.empty() ? "" : ",") + std::string("zero") + std::to_string(strategy.zero);
   return text.empty() ? "replicated" : text;
 }
 
@@ -134,8 +133,8 @@ Result<int32_t> find_strategy(const GraphNode& node, const std::vector<Strategy>
     for (const Strategy& s : strategies) {
       names += (names.empty() ? "" : ", ") + strategy_name(node, s, mesh);
     }
-    return Status(StatusCode::kInvalidArgument, "'" + node.name + "=" + text + "': " + why +
-                                                    "; its strategies are " + names);
+    return Status(StatusCode::kInvalidArgument,
+                  "'" + node.name + "=" + text + "': " + why + "; its strategies are " + names);
   };
   size_t start = 0;
   while (start <= text.size()) {
@@ -150,8 +149,8 @@ Result<int32_t> find_strategy(const GraphNode& node, const std::vector<Strategy>
     }
     const size_t colon = token.find(':');
     if (colon != 1 || node.letter_index(token[0]) < 0) {
-      return bad("expected LETTER:AXIS with a letter of \"" + node.letters + "\", found '" +
-                 token + "'");
+      return bad("expected LETTER:AXIS with a letter of \"" + node.letters + "\", found '" + token +
+                 "'");
     }
     size_t at = 2;
     while (at <= token.size()) {
@@ -236,10 +235,14 @@ int64_t parameter_bytes(int64_t elements, int64_t shards, int64_t zero_ways, int
   const int64_t g = dtype_bytes;
   const int64_t o = model.optimizer_state_bytes;
   switch (stage) {
-    case 1: return (w + g) * local + split(o * local);
-    case 2: return w * local + split((g + o) * local);
-    case 3: return split((w + g + o) * local);
-    default: return (w + g + o) * local;
+    case 1:
+      return (w + g) * local + split(o * local);
+    case 2:
+      return w * local + split((g + o) * local);
+    case 3:
+      return split((w + g + o) * local);
+    default:
+      return (w + g + o) * local;
   }
 }
 
@@ -269,7 +272,8 @@ NodeCost node_cost(const GraphNode& node, const Strategy& strategy, const ModelS
                                             "updated weights"));
     }
   } else {
-    cost.compute_ns = costs.compute_ns(node.flops, split_of(strategy, mesh, node.work_letters, node));
+    cost.compute_ns =
+        costs.compute_ns(node.flops, split_of(strategy, mesh, node.work_letters, node));
     const int64_t out_bytes = bytes_per_device(shape, out, mesh);
     cost.usage_bytes = out_bytes;
     std::vector<int32_t> contracted;

@@ -94,9 +94,9 @@ struct Generated {
   std::vector<int32_t> group_of;  // graph node -> instance node
   std::vector<std::vector<int32_t>> member_strategy;
   std::vector<std::vector<Link>> internal_links;  // per group: links inside it
-  std::vector<int32_t> forced;  // per instance node: the forced strategy, or -1
-  std::vector<EdgeInfo> edges;  // instance edge e
-  Problem problem;              // finalized
+  std::vector<int32_t> forced;                    // per instance node: the forced strategy, or -1
+  std::vector<EdgeInfo> edges;                    // instance edge e
+  Problem problem;                                // finalized
 
   // The strategy of every graph node under an instance plan.
   std::vector<int32_t> node_plan(const std::vector<int32_t>& plan) const;
@@ -111,10 +111,9 @@ int64_t link_collectives(const Generated& gen, const Link& link, int32_t from_st
 
 // Among plans of the same cost, the one that holds less: every node in turn
 // moves to its least-usage strategy (the first in the list among equals)
-// that keeps the plan's cost and feasibility, until none moves. Solvers return any optimum; this makes the
-// explanation deterministic and shows inputs split as far as their
-// consumers allow (a replicated input that every consumer slices costs the
-// same, but is not what a course draws).
+// that keeps the plan's cost and feasibility, until none moves. Solvers return any optimum; this
+// makes the explanation deterministic and shows inputs split as far as their consumers allow (a
+// replicated input that every consumer slices costs the same, but is not what a course draws).
 std::vector<int32_t> prefer_less_memory(const Generated& gen, std::vector<int32_t> plan);
 
 // The contest instance (google/iopddl's JSON) and the sidecar that names its

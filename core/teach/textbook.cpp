@@ -16,13 +16,13 @@ namespace {
 
 struct AxisFacts {
   bool used = false;
-  bool batch_everywhere = true;  // every forward op with the batch letter splits it here
-  bool batch_on_axis = false;    // some forward op splits the batch letter here
-  bool other_letters = false;    // some forward op splits a non-batch letter here
+  bool batch_everywhere = true;   // every forward op with the batch letter splits it here
+  bool batch_on_axis = false;     // some forward op splits the batch letter here
+  bool other_letters = false;     // some forward op splits a non-batch letter here
   bool param_used_split = false;  // a parameter split here and used split (tensor parallel)
   std::vector<std::pair<std::string, int32_t>> stages;  // parameter -> ZeRO stage here
-  int32_t column = 0, row = 0;    // einsums with a weight: split letter kept / contracted
-  bool expert = false;            // a weight letter shared with tokens and output is split
+  int32_t column = 0, row = 0;  // einsums with a weight: split letter kept / contracted
+  bool expert = false;          // a weight letter shared with tokens and output is split
   bool all_to_all = false;
 };
 

@@ -78,7 +78,7 @@ check "bad force message" "shardlab: teach: --force 'h=z:x': expected LETTER:AXI
 "$shardlab" teach "$repo/examples/teach/mlp.json" --cost-model fast 2> err.txt
 check "bad cost model" "1 shardlab: teach: unknown cost model 'fast' (expected alpha-beta, bandwidth or communication)" \
   "$? $(cat err.txt)"
-sed 's/"device_memory_GB": 1.0/"device_memory_GB": 0.2/' "$repo/examples/teach/zero.json" > tight.json
+sed 's/"device_memory_GB": 1}/"device_memory_GB": 0.2}/' "$repo/examples/teach/zero.json" > tight.json
 "$shardlab" teach tight.json --time-limit 2 2> err.txt
 check "no plan fits exit code" 3 $?
 "$shardlab" teach --help | head -n 1 > help.txt

@@ -96,8 +96,9 @@ TEST_CASE("teach: forcing tensor parallelism on the data-parallel example costs 
         "strategies are replicated, b:x, d:x, f:x");
 }
 
-TEST_CASE("teach: the transformer block on [2, 4] is data parallel on one axis, Megatron on the "
-          "other") {
+TEST_CASE(
+    "teach: the transformer block on [2, 4] is data parallel on one axis, Megatron on the "
+    "other") {
   const test::TeachRun run = teach_solve_file("transformer.json");
   CHECK(run.bound == run.cost);
   CHECK(run.cost == 1250877);
@@ -159,8 +160,8 @@ TEST_CASE("teach: the memory-tight MLP is sharded ZeRO-3, and the ZeRO table is 
   }
   // With more memory the same model is plain data parallel.
   std::string text = test::teach_example_text("zero.json");
-  const std::string from = "\"device_memory_GB\": 1.0";
-  text.replace(text.find(from), from.size(), "\"device_memory_GB\": 16");
+  const std::string from = "\"device_memory_GB\": 1}";
+  text.replace(text.find(from), from.size(), "\"device_memory_GB\": 16}");
   const test::TeachRun roomy = teach_solve(test::teach_model("zero16.json", text));
   CHECK(roomy.json["axes"]["x"]["role"] == "data_parallel");
   CHECK(roomy.cost < run.cost);
@@ -200,8 +201,8 @@ TEST_CASE("teach: the emitted contest JSON reads back as the same instance") {
     CHECK(a.edge_u == b.edge_u);
     CHECK(a.usage_limit == b.usage_limit);
     for (int32_t e = 0; e < a.num_edges(); ++e) {
-      const int64_t n = static_cast<int64_t>(a.num_strategies(a.edge_u[e])) *
-                        a.num_strategies(a.edge_v[e]);
+      const int64_t n =
+          static_cast<int64_t>(a.num_strategies(a.edge_u[e])) * a.num_strategies(a.edge_v[e]);
       CHECK(std::equal(a.edge_costs(e), a.edge_costs(e) + n, b.edge_costs(e)));
     }
     const json side = json::parse(teach::sidecar_json(gen.value()));

@@ -59,7 +59,7 @@ TEST_CASE("teach model: the issue's example is accepted as written") {
   CHECK(m.mesh.device_tflops == 100);
   CHECK(m.mesh.has_memory);
   CHECK(m.training);
-  CHECK(m.tensors.size() == 6);  // three declared, one per op
+  CHECK(m.tensors.size() == 6);      // three declared, one per op
   CHECK(m.tensors[0].dims == "bd");  // named by the first einsum that reads it
   CHECK(m.tensors[1].dims == "df");
   CHECK(m.tensors[2].dims == "fd");
@@ -74,8 +74,8 @@ TEST_CASE("teach model: the issue's example is accepted as written") {
   REQUIRE(graph.is_ok());
   std::vector<std::string> names;
   for (const GraphNode& node : graph.value().nodes) names.push_back(node.name);
-  CHECK(names == std::vector<std::string>{"x", "W1", "W2", "h", "a", "y", "y.loss_grad",
-                                          "y.grad.a", "y.grad.W2", "a.grad.h", "h.grad.W1"});
+  CHECK(names == std::vector<std::string>{"x", "W1", "W2", "h", "a", "y", "y.loss_grad", "y.grad.a",
+                                          "y.grad.W2", "a.grad.h", "h.grad.W1"});
   const GraphNode& dw1 = graph.value().nodes[10];
   CHECK(dw1.detail == "einsum bf,bd->df (gradient of W1)");  // from dh and x
   CHECK(dw1.grad_of == 1);
@@ -173,11 +173,11 @@ TEST_CASE("teach model: reduce, softmax, layernorm and embedding name their dime
   CHECK(e.flops == 4 * 8 * 16);
   CHECK(graph.value().nodes[4].normalized == 's');
 
-  CHECK(error_of(std::string(text).replace(std::string(text).find("bs,vd->bsd"), 10,
-                                           "bs,vd->bsv")) ==
-        "m.json:5:38 (byte 261): at ops[0].embedding: expected an embedding signature "
-        "IDS,vd->IDSd (the table's rows v are looked up by the ids; each output position gets a "
-        "row of d), found \"bs,vd->bsv\"");
+  CHECK(
+      error_of(std::string(text).replace(std::string(text).find("bs,vd->bsd"), 10, "bs,vd->bsv")) ==
+      "m.json:5:38 (byte 261): at ops[0].embedding: expected an embedding signature "
+      "IDS,vd->IDSd (the table's rows v are looked up by the ids; each output position gets a "
+      "row of d), found \"bs,vd->bsv\"");
 }
 
 }  // namespace
