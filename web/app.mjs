@@ -58,7 +58,8 @@ async function mountLab(lab, params) {
   try {
     if (lab !== 'sharding') {
       const response = await fetch(`${lab}/panel.html`);
-      if (!response.ok) throw new Error(`${lab}/panel.html: the server answered ${response.status}`);
+      if (!response.ok)
+        throw new Error(`${lab}/panel.html: the server answered ${response.status}`);
       section.innerHTML = await response.text();
       const style = document.createElement('link');
       style.rel = 'stylesheet';
@@ -90,7 +91,8 @@ function activate(lab, params = null) {
   }
   if (params) fragments.set(lab, params);
   const state = fragments.get(lab);
-  history.replaceState(null, '', state ? writeFragment(lab, state) : location.pathname + location.search);
+  history.replaceState(
+      null, '', state ? writeFragment(lab, state) : location.pathname + location.search);
   if (!mounted.has(lab)) mounted.set(lab, mountLab(lab, state || new URLSearchParams()));
   return mounted.get(lab);
 }

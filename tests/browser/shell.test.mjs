@@ -63,7 +63,10 @@ test('a link to another lab opens that tab without starting the sharding lab', a
 
 test('an unreadable link says why and the page still opens the sharding lab', async () => {
   for (const [hash, want] of [
-           ['#v=9&lab=teach', /This link cannot be read: this link has version 9; this page reads versions 1 to 3/],
+           [
+             '#v=9&lab=teach',
+             /This link cannot be read: this link has version 9; this page reads versions 1 to 3/
+           ],
            ['#v=3&lab=nope', /This link cannot be read: this link names the lab 'nope'/],
   ]) {
     const page = await openPage(browser, `${server.url}?time=1${hash}`);
