@@ -43,6 +43,14 @@ test('the MLP switches from tensor parallel to data parallel when its batch grow
       /all-reduce on x of 8\.39 MB \(partial sums over f, op y, 151\.8 µs\)/);
   assert.match(await text(page, 'teach-bound'), /proven optimal/);
   assert.equal(await page.inputValue('[data-testid=teach-batch]'), '4096');
+  // ZeRO's table for the MLP's 8,388,608 parameters on 8 devices.
+  assert.deepEqual(
+      await page.$$eval(
+          '[data-testid=teach-zero] tbody tr', (rows) => rows.map((r) => r.textContent)),
+      [
+        'data parallel (16P)134.22 MB134.22 MB', 'ZeRO-1 (4P + 12P/N)46.14 MB46.14 MB',
+        'ZeRO-2 (2P + 14P/N)31.46 MB31.46 MB', 'ZeRO-3 (16P/N)16.78 MB16.78 MB'
+      ]);
 
   const count = await solves(page);
   // One edit, one change event (as a user typing and leaving the field).

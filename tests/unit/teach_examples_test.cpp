@@ -104,7 +104,8 @@ TEST_CASE(
   CHECK(run.cost == 1250877);
   CHECK(run.json["axes"]["data"]["role"] == "data_parallel");
   CHECK(run.json["axes"]["model"]["role"] == "megatron");
-  for (const auto& [name, op] : run.json["ops"].items()) {
+  for (const auto& [key, op] : run.json["ops"].items()) {
+    const std::string name = key;  // (clang 14 lambdas cannot capture a structured binding)
     CHECK_MESSAGE(op["dims"]["b"] == "data", name);
     for (const auto& [letter, axis] : op["dims"].items()) {
       const bool tp = letter == "h" || letter == "f";

@@ -101,6 +101,20 @@ export function render(root, report, previous) {
     }
     return tr;
   }));
+  const zero = report.zero_table;
+  const names =
+      ['data parallel (16P)', 'ZeRO-1 (4P + 12P/N)', 'ZeRO-2 (2P + 14P/N)', 'ZeRO-3 (16P/N)'];
+  q('teach-zero-box').hidden = !zero;
+  fill(
+      root, 'teach-zero',
+      zero ? zero.rows.map((row) => {
+        const tr = document.createElement('tr');
+        cell(tr, names[row.stage]);
+        cell(tr, formatBytes(row.generator_bytes));
+        cell(tr, formatBytes(row.formula_bytes));
+        return tr;
+      }) :
+             []);
   q('teach-jax').textContent = jaxSpecs(report);
 }
 
@@ -112,5 +126,6 @@ export function clear(root) {
            of ['teach-cost', 'teach-bound', 'teach-breakdown', 'teach-peak', 'teach-instance']) {
     root.querySelector(`[data-testid=${id}]`).textContent = '–';
   }
-  for (const id of ['teach-ops', 'teach-params', 'teach-collectives']) fill(root, id, []);
+  for (const id of ['teach-ops', 'teach-params', 'teach-collectives', 'teach-zero'])
+    fill(root, id, []);
 }
