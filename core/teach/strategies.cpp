@@ -178,38 +178,34 @@ TensorShape output_shape(const GraphNode& node) {
   return shape;
 }
 
-Layout output_layout(const GraphNode& node, const Strategy& strategy) {
-  const size_t rank = strategy.axis_letter.size();
-  Layout layout(rank, kReplicated);
-  for (size_t a = 0; a < rank; ++a) {
+namespace {
+
+// The split each axis makes of a tensor whose dimensions the node names
+// `letters`: the dimension of the axis's letter, or replicated.
+Layout layout_of(const GraphNode& node, const Strategy& strategy, const std::string& letters) {
+  Layout layout(strategy.axis_letter.size(), kReplicated);
+  for (size_t a = 0; a < layout.size(); ++a) {
     const int8_t l = strategy.axis_letter[a];
-    if (l < 0) continue;
-    const size_t dim = node.out_letters.find(node.letters[l]);
-    if (dim != std::string::npos) {
-      layout[a] = static_cast<int8_t>(dim);
-    } else if (node.grad_of >= 0) {
-      layout[a] = kPartial;
-    }
+    const size_t dim = l < 0 ? std::string::npos : letters.find(node.letters[l]);
+    if (dim != std::string::npos) layout[a] = static_cast<int8_t>(dim);
   }
-  if (node.kind == NodeKind::kParameter && strategy.zero == 3) {
-    for (size_t a = 0; a < rank; ++a) {
-      if (strategy.axis_letter[a] < 0) layout[a] = kFlat;
-    }
+  return layout;
+}
+
+}  // namespace
+
+Layout output_layout(const GraphNode& node, const Strategy& strategy) {
+  Layout layout = layout_of(node, strategy, node.out_letters);
+  for (size_t a = 0; a < layout.size(); ++a) {
+    const bool split = strategy.axis_letter[a] >= 0;
+    if (split && layout[a] == kReplicated && node.grad_of >= 0) layout[a] = kPartial;
+    if (!split && node.kind == NodeKind::kParameter && strategy.zero == 3) layout[a] = kFlat;
   }
   return layout;
 }
 
 Layout operand_layout(const GraphNode& node, const Strategy& strategy, size_t operand) {
-  const std::string& letters = node.operands[operand].letters;
-  const size_t rank = strategy.axis_letter.size();
-  Layout layout(rank, kReplicated);
-  for (size_t a = 0; a < rank; ++a) {
-    const int8_t l = strategy.axis_letter[a];
-    if (l < 0) continue;
-    const size_t dim = letters.find(node.letters[l]);
-    if (dim != std::string::npos) layout[a] = static_cast<int8_t>(dim);
-  }
-  return layout;
+  return layout_of(node, strategy, node.operands[operand].letters);
 }
 
 Layout gradient_layout(const GraphNode& param, const Strategy& strategy) {

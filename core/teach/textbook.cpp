@@ -16,9 +16,11 @@ namespace {
 
 struct AxisFacts {
   bool used = false;
-  bool batch_everywhere = true;   // every forward op with the batch letter splits it here
-  bool batch_on_axis = false;     // some forward op splits the batch letter here
-  bool other_letters = false;     // some forward op splits a non-batch letter here
+  bool batch_everywhere = true;     // every forward op with the batch letter splits it here
+  bool batch_on_axis = false;       // some forward op splits the batch letter here
+  bool other_letters = false;       // some forward op splits a non-batch letter here
+  bool activation_letters = false;  // ... a letter no weight has (a sequence, say)
+  std::vector<std::pair<char, std::vector<std::string>>> split_ops;  // letter -> ops
   bool param_used_split = false;  // a parameter split here and used split (tensor parallel)
   std::vector<std::pair<std::string, int32_t>> stages;  // parameter -> ZeRO stage here
   int32_t column = 0, row = 0;  // einsums with a weight: split letter kept / contracted
@@ -46,11 +48,28 @@ bool gathered_for_use(const Generated& gen, const std::vector<int32_t>& plan, in
   return false;
 }
 
+// Letters that name a dimension of some weight (as some op reads it): the
+// dimensions tensor parallelism splits (m, f, heads h, vocabulary v, ...).
+std::string weight_letters(const Generated& gen) {
+  std::string letters;
+  for (const GraphNode& node : gen.graph.nodes) {
+    if (node.kind != NodeKind::kForward) continue;
+    for (const Operand& o : node.operands) {
+      if (gen.graph.nodes[o.node].kind != NodeKind::kParameter) continue;
+      for (char c : o.letters) {
+        if (letters.find(c) == std::string::npos) letters += c;
+      }
+    }
+  }
+  return letters;
+}
+
 AxisFacts facts_for(const Generated& gen, const std::vector<int32_t>& plan, int32_t axis,
                     const std::vector<PlacedCollective>& collectives) {
   AxisFacts f;
   const char batch = gen.model.batch;
   const std::vector<GraphNode>& nodes = gen.graph.nodes;
+  const std::string weights = weight_letters(gen);
   for (size_t v = 0; v < nodes.size(); ++v) {
     const GraphNode& node = nodes[v];
     const Strategy& s = gen.strategies[v][plan[v]];
@@ -68,11 +87,16 @@ AxisFacts facts_for(const Generated& gen, const std::vector<int32_t>& plan, int3
     if (!has_batch && c) f.batch_everywhere = false;
     if (!c) continue;
     f.used = true;
+    auto it = std::find_if(f.split_ops.begin(), f.split_ops.end(),
+                           [c](const auto& entry) { return entry.first == c; });
+    if (it == f.split_ops.end()) it = f.split_ops.insert(f.split_ops.end(), {c, {}});
+    it->second.push_back(node.name);
     if (c == batch) {
       f.batch_on_axis = true;
       continue;
     }
     f.other_letters = true;
+    if (weights.find(c) == std::string::npos) f.activation_letters = true;
     for (const Operand& o : node.operands) {
       if (nodes[o.node].kind != NodeKind::kParameter) continue;
       if (o.letters.find(c) == std::string::npos) continue;
@@ -162,7 +186,7 @@ std::vector<AxisRole> name_axes(const Generated& gen, const std::vector<int32_t>
     } else if (f.expert && f.all_to_all) {
       roles.push_back({"expert_parallel", "expert parallel on '" + name +
                                               "' (experts split, tokens moved by all-to-all)"});
-    } else if (!f.batch_on_axis && !zero && f.column + f.row > 0) {
+    } else if (!f.batch_on_axis && !zero && !f.activation_letters && f.column + f.row > 0) {
       if (f.column > 0 && f.row > 0) {
         roles.push_back({"megatron", "Megatron tensor parallel on '" + name +
                                          "' (column- then row-parallel, all-reduce after)"});
@@ -170,7 +194,15 @@ std::vector<AxisRole> name_axes(const Generated& gen, const std::vector<int32_t>
         roles.push_back({"tensor_parallel", "tensor parallel on '" + name + "'"});
       }
     } else {
-      roles.push_back({"mixed", "mixed on '" + name + "'"});
+      // Say what is split where: "b in ln1, q, k and 11 more; m in e".
+      std::string what;
+      for (const auto& [letter, ops] : f.split_ops) {
+        std::string list;
+        for (size_t i = 0; i < ops.size() && i < 3; ++i) list += (i ? ", " : "") + ops[i];
+        if (ops.size() > 3) list += " and " + std::to_string(ops.size() - 3) + " more";
+        what += (what.empty() ? "" : "; ") + std::string(1, letter) + " in " + list;
+      }
+      roles.push_back({"mixed", "mixed on '" + name + "'" + (what.empty() ? "" : ": " + what)});
     }
   }
   return roles;

@@ -28,6 +28,8 @@ TEST_CASE("teach: held-out models give the textbook answer where one exists") {
       {"beyond_mlp2_b8192_mesh2x4.json", {{"data", "megatron"}, {"model", "data_parallel"}}},
       {"beyond_mlp2_b32768_mesh2x4.json", {{"data", "data_parallel"}, {"model", "zero3"}}},
       {"beyond_transformer_b4_h16.json", {{"data", "megatron"}, {"model", "mixed"}}},
+      {"beyond_gpt_tiny_mesh8.json", {{"x", "mixed"}}},
+      {"beyond_classifier_mesh8.json", {{"x", "mixed"}}},
   };
   for (const HeldOut& c : cases) {
     CAPTURE(c.file);
@@ -35,6 +37,20 @@ TEST_CASE("teach: held-out models give the textbook answer where one exists") {
     CHECK(run.bound == run.cost);
     for (const auto& [axis, role] : c.roles) CHECK(run.json["axes"][axis]["role"] == role);
   }
+}
+
+TEST_CASE("teach: embedding, reduce and softmax in a held-out model, explained") {
+  const test::TeachRun run = test::teach_solve_file("heldout/beyond_classifier_mesh8.json");
+  CHECK(run.json["axes"]["x"]["text"] == "mixed on 'x': m in e; b in ln1, q, k and 13 more");
+  // The table is split along its width; the lookup needs no collective, the tokens go back
+  // to the batch split by all-to-all: for each of e's two readers (ln1 and the residual
+  // add), forward and backward, since edge costs are per edge.
+  CHECK(run.json["parameters"]["E"]["strategy"] == "m:x");
+  CHECK(run.json["ops"]["pooled"]["dims"] ==
+        nlohmann::json{{"b", "x"}, {"s", nullptr}, {"m", nullptr}});
+  int all_to_all = 0;
+  for (const auto& c : run.json["collectives"]) all_to_all += c["kind"] == "all-to-all";
+  CHECK(all_to_all == 4);
 }
 
 TEST_CASE("teach: in inference, data parallelism pays no collective at all") {

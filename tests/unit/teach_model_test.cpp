@@ -86,60 +86,72 @@ TEST_CASE("teach model: the issue's example is accepted as written") {
 }
 
 TEST_CASE("teach model: mistakes are reported at the value, with path and expectation") {
-  CHECK(error_of(edited("\"bf,fd->bd\"", "\"bf,fb->bf\"")) ==
-        "m.json:15:29 (byte 526): at ops[2].einsum: expected letter 'b' to have one size, "
-        "found 4096 (a.shape[0]) and 1024 (W2.shape[1])");
-  CHECK(error_of(edited("\"bd,df->bf\"", "\"bd,df->bz\"")) ==
-        "m.json:13:29 (byte 402): at ops[0].einsum: expected every output letter among the "
-        "inputs' letters, found 'z' only in the output");
-  CHECK(error_of(edited("\"bd,df->bf\"", "\"bd->bf\"")) ==
-        "m.json:13:29 (byte 402): at ops[0].einsum: expected 2 operand subscripts (one per "
-        "input), found 1");
-  CHECK(error_of(edited("\"bd,df->bf\"", "\"bdd,df->bf\"")) ==
-        "m.json:13:29 (byte 402): at ops[0].einsum: expected each letter once per subscript, "
-        "found 'd' twice in \"bdd\"");
-  CHECK(error_of(edited("\"bd,df->bf\"", "\"bde,df->bf\"")) ==
-        "m.json:13:29 (byte 402): at ops[0].einsum: expected subscript 0 to have 2 letters, as "
-        "x has shape [4096, 1024], found \"bde\"");
-  CHECK(error_of(edited("[\"a\", \"W2\"]", "[\"a\", \"W3\"]")) ==
-        "m.json:15:58 (byte 555): at ops[2].inputs[1]: expected the name of a declared tensor "
-        "or of an earlier op, found \"W3\"");
-  CHECK(error_of(edited("[\"x\", \"W1\"]", "[\"a\", \"W1\"]")) ==
-        "m.json:13:53 (byte 426): at ops[0].inputs[0]: expected the name of a declared tensor "
-        "or of an earlier op, found \"a\" (ops[1] comes later: list ops inputs first)");
-  CHECK(error_of(edited("\"latency_us\": [5]", "\"latency_us\": [5, 2]")) ==
-        "m.json:3:80 (byte 98): at mesh.latency_us: expected a number or an array of 1 "
-        "numbers (one per mesh axis), found an array of 2 items");
-  CHECK(error_of(edited("\"device_tflops\"", "\"device_tflop\"")) ==
-        "m.json:4:12 (byte 114): at mesh: expected one of the keys shape, axes, "
-        "bandwidth_GBps, latency_us, device_tflops, device_memory_GB, found the key "
-        "\"device_tflop\" (did you mean \"device_tflops\"?)");
-  CHECK(error_of(edited("\"shape\": [8]", "\"shape\": [0]")) ==
-        "m.json:3:22 (byte 40): at mesh.shape[0]: expected an integer from 1 to 65536, found "
-        "the number 0");
-  CHECK(error_of(edited("\"elementwise\": \"gelu\"", "\"softmax\": \"k\"")) ==
-        "m.json:14:30 (byte 468): at ops[1].softmax: expected one of the dimension names of h "
-        "\"bf\", found \"k\"");
-  CHECK(error_of(edited("\"elementwise\": \"gelu\", \"inputs\": [\"h\"]",
-                        "\"elementwise\": \"add\", \"inputs\": [\"h\", \"W2\"]")) ==
-        "m.json:14:57 (byte 495): at ops[1].inputs[1]: expected a tensor whose shape broadcasts "
-        "to [4096, 4096] (equal to its trailing dimensions), found W2 of shape [4096, 1024]");
-  CHECK(error_of(edited("\"name\": \"a\", ", "")) ==
-        "m.json:14:44 (byte 482): at ops[1]: expected the key \"name\", found '}'");
-  CHECK(error_of(edited("{\"name\": \"y\", \"einsum\"", "{\"name\": \"h\", \"einsum\"")) ==
-        "m.json:15:14 (byte 511): at ops[2].name: expected a name not used by another tensor or "
-        "op, found \"h\", already used");
-  CHECK(error_of(edited("\"x\":  {\"shape\": [4096, 1024]}",
-                        "\"x\":  {\"shape\": [4096, 1024], \"layout\": {\"b\": \"y\"}}")) ==
-        "m.json:8:51 (byte 266): at tensors.x.layout.b: expected a mesh axis name, found the "
-        "string \"y\"");
-  CHECK(error_of(edited("\"x\":  {\"shape\": [4096, 1024]}",
-                        "\"x\":  {\"shape\": [4096, 1024], \"layout\": {\"b\": \"x\"}, "
-                        "\"dims\": \"b\"}")) ==
-        "m.json:8:65 (byte 280): at tensors.x.dims: expected 2 letters (one per dimension of "
-        "[4096, 1024]), found the string \"b\"");
-  CHECK(error_of(edited("\"training\": true", "\"training\": \"yes\"")) ==
-        "m.json:5:15 (byte 175): at training: expected true or false, found the string \"yes\"");
+  // The example with one substring replaced, and the exact message.
+  struct Mistake {
+    const char* from;
+    const char* to;
+    const char* message;
+  };
+  const Mistake mistakes[] = {
+      {"\"bf,fd->bd\"", "\"bf,fb->bf\"",
+       "m.json:15:29 (byte 526): at ops[2].einsum: expected letter 'b' to have one size, "
+       "found 4096 (a.shape[0]) and 1024 (W2.shape[1])"},
+      {"\"bd,df->bf\"", "\"bd,df->bz\"",
+       "m.json:13:29 (byte 402): at ops[0].einsum: expected every output letter among the "
+       "inputs' letters, found 'z' only in the output"},
+      {"\"bd,df->bf\"", "\"bd->bf\"",
+       "m.json:13:29 (byte 402): at ops[0].einsum: expected 2 operand subscripts (one per "
+       "input), found 1"},
+      {"\"bd,df->bf\"", "\"bdd,df->bf\"",
+       "m.json:13:29 (byte 402): at ops[0].einsum: expected each letter once per subscript, "
+       "found 'd' twice in \"bdd\""},
+      {"\"bd,df->bf\"", "\"bde,df->bf\"",
+       "m.json:13:29 (byte 402): at ops[0].einsum: expected subscript 0 to have 2 letters, as "
+       "x has shape [4096, 1024], found \"bde\""},
+      {"[\"a\", \"W2\"]", "[\"a\", \"W3\"]",
+       "m.json:15:58 (byte 555): at ops[2].inputs[1]: expected the name of a declared tensor "
+       "or of an earlier op, found \"W3\""},
+      {"[\"x\", \"W1\"]", "[\"a\", \"W1\"]",
+       "m.json:13:53 (byte 426): at ops[0].inputs[0]: expected the name of a declared tensor "
+       "or of an earlier op, found \"a\" (ops[1] comes later: list ops inputs first)"},
+      {"\"latency_us\": [5]", "\"latency_us\": [5, 2]",
+       "m.json:3:80 (byte 98): at mesh.latency_us: expected a number or an array of 1 "
+       "numbers (one per mesh axis), found an array of 2 items"},
+      {"\"device_tflops\"", "\"device_tflop\"",
+       "m.json:4:12 (byte 114): at mesh: expected one of the keys shape, axes, "
+       "bandwidth_GBps, latency_us, device_tflops, device_memory_GB, found the key "
+       "\"device_tflop\" (did you mean \"device_tflops\"?)"},
+      {"\"shape\": [8]", "\"shape\": [0]",
+       "m.json:3:22 (byte 40): at mesh.shape[0]: expected an integer from 1 to 65536, found "
+       "the number 0"},
+      {"\"elementwise\": \"gelu\"", "\"softmax\": \"k\"",
+       "m.json:14:30 (byte 468): at ops[1].softmax: expected one of the dimension names of h "
+       "\"bf\", found \"k\""},
+      {"\"elementwise\": \"gelu\", \"inputs\": [\"h\"]",
+       "\"elementwise\": \"add\", \"inputs\": [\"h\", \"W2\"]",
+       "m.json:14:57 (byte 495): at ops[1].inputs[1]: expected a tensor whose shape broadcasts "
+       "to [4096, 4096] (equal to its trailing dimensions), found W2 of shape [4096, 1024]"},
+      {"\"name\": \"a\", ", "",
+       "m.json:14:44 (byte 482): at ops[1]: expected the key \"name\", found '}'"},
+      {"{\"name\": \"y\", \"einsum\"", "{\"name\": \"h\", \"einsum\"",
+       "m.json:15:14 (byte 511): at ops[2].name: expected a name not used by another tensor or "
+       "op, found \"h\", already used"},
+      {"\"x\":  {\"shape\": [4096, 1024]}",
+       "\"x\":  {\"shape\": [4096, 1024], \"layout\": {\"b\": \"y\"}}",
+       "m.json:8:51 (byte 266): at tensors.x.layout.b: expected a mesh axis name, found the "
+       "string \"y\""},
+      {"\"x\":  {\"shape\": [4096, 1024]}",
+       "\"x\":  {\"shape\": [4096, 1024], \"layout\": {\"b\": \"x\"}, "
+       "\"dims\": \"b\"}",
+       "m.json:8:65 (byte 280): at tensors.x.dims: expected 2 letters (one per dimension of "
+       "[4096, 1024]), found the string \"b\""},
+      {"\"training\": true", "\"training\": \"yes\"",
+       "m.json:5:15 (byte 175): at training: expected true or false, found the string \"yes\""},
+  };
+  for (const Mistake& m : mistakes) {
+    CAPTURE(m.to);
+    CHECK(error_of(edited(m.from, m.to)) == m.message);
+  }
   CHECK(error_of("{\"mesh\": ") ==
         "m.json:1:10 (byte 9): at mesh: expected a value, found end of input (the file is "
         "truncated)");
