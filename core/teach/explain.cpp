@@ -19,6 +19,7 @@ const char* pass_of(NodeKind kind) {
   switch (kind) {
     case NodeKind::kInput:
     case NodeKind::kForward:
+    case NodeKind::kShared:
       return "forward";
     case NodeKind::kParameter:
       return "optimizer";

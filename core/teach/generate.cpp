@@ -191,8 +191,11 @@ int64_t link_collectives(const Generated& gen, const Link& link, int32_t from_st
   const Strategy& st = gen.strategies[link.to][to_strategy];
   const Layout wanted =
       link.operand < 0 ? gradient_layout(to, st) : operand_layout(to, st, link.operand);
-  return reshard(gen.costs, output_shape(from), output_layout(from, sf), wanted,
-                 link.operand < 0 ? "gradient of " + to.name : "output of " + from.name, out);
+  // Names are only built for explanations, not for the generator's matrices.
+  const std::string what = !out               ? std::string()
+                           : link.operand < 0 ? "gradient of " + to.name
+                                              : "output of " + from.name;
+  return reshard(gen.costs, output_shape(from), output_layout(from, sf), wanted, what, out);
 }
 
 std::vector<int32_t> prefer_less_memory(const Generated& gen, std::vector<int32_t> plan) {

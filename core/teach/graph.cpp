@@ -25,6 +25,15 @@ class Builder {
 
   Result<Graph> build() {
     tensor_node_.assign(model_.tensors.size(), -1);
+    readers_.assign(model_.tensors.size(), 0);
+    for (const OpSpec& op : model_.ops) {
+      std::vector<int32_t> seen;
+      for (int32_t t : op.inputs) {
+        if (std::find(seen.begin(), seen.end(), t) != seen.end()) continue;
+        seen.push_back(t);
+        ++readers_[t];
+      }
+    }
     declare_tensors();
     for (size_t i = 0; i < model_.ops.size(); ++i) add_forward(static_cast<int32_t>(i));
     if (model_.training) add_backward();
@@ -131,6 +140,30 @@ class Builder {
     const int32_t id = add(std::move(node));
     tensor_node_[op.output] = id;
     graph_.forward_of_op.push_back(id);
+    if (readers_[op.output] >= 2) add_shared(op.output, id);
+  }
+
+  // An output read by several ops goes through one node of its own that
+  // holds it in the layout the readers take (re-partitioned once for all of
+  // them, and saved that way for the backward); the gradients the readers
+  // send back are summed there, in that layout, and re-partitioned once into
+  // the producer's. Without it every reader would pay its own collective.
+  void add_shared(int32_t tensor, int32_t producer) {
+    const GraphNode& p = graph_.nodes[producer];
+    GraphNode node;
+    node.kind = NodeKind::kShared;
+    node.name = p.name + ".shared";
+    node.op = p.name;
+    node.detail = "the output of " + p.name + " as its " + std::to_string(readers_[tensor]) +
+                  " readers take it";
+    node.letters = p.out_letters;
+    node.work_letters = p.out_letters;
+    for (char c : p.out_letters) node.sizes.push_back(p.size_of(c));
+    node.out_letters = p.out_letters;
+    node.operands.push_back({producer, p.out_letters});
+    node.dtype_bytes = p.dtype_bytes;
+    node.tensor = tensor;
+    tensor_node_[tensor] = add(std::move(node));
   }
 
   static double product(const std::vector<int64_t>& shape) {
@@ -179,7 +212,7 @@ class Builder {
       for (size_t k = 0; k < op.inputs.size(); ++k) {
         if (!needs[op.inputs[k]]) continue;
         if (op.kind == OpKind::kEmbedding && k == 0) continue;  // ids have no gradient
-        add_input_gradient(op, static_cast<int32_t>(k), grad);
+        add_input_gradient(op, static_cast<int32_t>(k), grad, graph_.forward_of_op[i]);
       }
     }
   }
@@ -204,8 +237,7 @@ class Builder {
     return add(std::move(sum), tensor_node_[tensor]);
   }
 
-  void add_input_gradient(const OpSpec& op, int32_t k, int32_t grad) {
-    const int32_t fwd_id = tensor_node_[op.output];
+  void add_input_gradient(const OpSpec& op, int32_t k, int32_t grad, int32_t fwd_id) {
     const GraphNode& fwd = graph_.nodes[fwd_id];
     const int32_t input = op.inputs[k];
     const TensorSpec& in = model_.tensors[input];
@@ -299,7 +331,8 @@ class Builder {
 
   const ModelSpec& model_;
   Graph graph_;
-  std::vector<int32_t> tensor_node_;
+  std::vector<int32_t> tensor_node_;  // who holds each tensor for its readers
+  std::vector<int32_t> readers_;      // ops reading each tensor
   std::vector<std::vector<int32_t>> contributions_;
 };
 
@@ -317,6 +350,8 @@ const char* node_kind_name(NodeKind kind) {
       return "loss_grad";
     case NodeKind::kBackward:
       return "backward";
+    case NodeKind::kShared:
+      return "shared";
     case NodeKind::kGradSum:
       return "grad_sum";
   }

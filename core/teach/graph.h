@@ -2,8 +2,9 @@
 // named letters (an einsum in the broad sense), so one strategy space serves
 // forward ops, their backward ops and the rest. build_graph() turns a
 // ModelSpec into nodes for inputs, parameters (storage + optimizer), forward
-// ops, loss gradients, backward ops and gradient sums, in a topological
-// schedule whose times give every node its live interval.
+// ops, shared outputs (read by several ops), loss gradients, backward ops and
+// gradient sums, in a topological schedule whose times give every node its
+// live interval.
 #pragma once
 
 #include <cstdint>
@@ -22,6 +23,7 @@ enum class NodeKind {
   kLossGrad,   // d(loss)/d(output) of a final output (a pointwise loss)
   kBackward,   // the gradient of one input of a forward op
   kGradSum,    // the sum of the gradients a tensor gets from several consumers
+  kShared,     // an op's output as its several readers take it: re-partitioned once
 };
 const char* node_kind_name(NodeKind kind);
 

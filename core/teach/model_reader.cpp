@@ -215,7 +215,6 @@ class Reader {
         }
         layouts_.emplace_back(static_cast<int32_t>(model_.tensors.size()), t["layout"]);
       }
-      tensor_at_.push_back(t);
       model_.tensors.push_back(std::move(spec));
     }
     if (model_.tensors.empty()) return tensors.error("at least one tensor", "an empty object");
@@ -487,7 +486,6 @@ class Reader {
     out.producer = static_cast<int32_t>(model_.ops.size());
     op.output = static_cast<int32_t>(model_.tensors.size());
     model_.tensors.push_back(std::move(out));
-    tensor_at_.push_back(at);
     model_.ops.push_back(std::move(op));
     return Status::ok();
   }
@@ -579,7 +577,6 @@ class Reader {
 
   JsonAt root_;
   ModelSpec model_;
-  std::vector<JsonAt> tensor_at_;
   std::vector<std::pair<int32_t, JsonAt>> layouts_;
 };
 

@@ -12,16 +12,19 @@
 //   instance_json(gen.value())           // the same, as contest JSON (--emit)
 //   sidecar_json(gen.value())            // names of nodes and strategies
 //   SolveResult r = shardlab::solve(gen.value().problem, ...);      // core/sharding/solver.h
-//   Explanation x = explain(gen.value(), r.best.solution);          // explain.h
-//   explanation_json(gen.value(), x, run) / explanation_text(...)
+//   plan = prefer_less_memory(gen.value(), r.best.solution);        // ties -> less memory
+//   Explanation x = explain(gen.value(), plan);                     // explain.h
+//   explanation_json(gen.value(), x, summary) / explanation_text(...)
+// session.h does all of it in one call (solve_model), for the CLI and wasm.
 //
 // What the generator builds (graph.h, strategies.h, collectives.h):
 // - a training graph of inputs, parameters, forward ops and (training) loss
 //   gradients, backward ops and gradient sums in a topological schedule
 //   (forward ops in order, backward ops in reverse);
 // - one instance node per forward op (its backward ops run in its layout:
-//   same letters, same axes), input and parameter; the op's node holds its
-//   output from the forward until the last backward use (the activation
+//   same letters, same axes), input and parameter, and per output read by
+//   several ops (re-partitioned once for all readers); the op's node holds
+//   its output from the forward until the last backward use (the activation
 //   memory of training);
 // - strategies: mesh axes mapped to the node's einsum letters, or none
 //   (replication); parameters add ZeRO stages 1-3 over the axes their layout
