@@ -1,7 +1,8 @@
 // Browser tests of the teaching lab (web/teach/): the MLP example solves to
 // Megatron's layout; raising its batch from 4096 to 262144 switches the
 // layout to data parallelism, with the changed rows highlighted; the state
-// survives a reload through the permalink; forcing a strategy shows the cost
+// survives a reload through the permalink and, without one, through
+// IndexedDB; forcing a strategy shows the cost
 // difference and the bound; a bad model shows its exact error.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -83,6 +84,15 @@ test('the MLP switches from tensor parallel to data parallel when its batch grow
   assert.match(await text(again, 'teach-textbook'), /^Textbook: data parallel on 'x'/);
   assert.equal(await again.inputValue('[data-testid=teach-batch]'), '262144');
   await again.close();
+
+  // Without a model in the link, the tab opens the last model (IndexedDB).
+  const restored = await page.context().newPage();
+  await restored.goto(`${server.url}#v=3&lab=teach`);
+  await waitStatus(restored, ['done', 'error'], 120000, 'teach');
+  assert.match(
+      await restored.inputValue('[data-testid=teach-text]'), /"x": +\{"shape": \[262144, 1024\]\}/);
+  assert.match(await text(restored, 'teach-textbook'), /^Textbook: data parallel on 'x'/);
+  await restored.close();
   await page.close();
 });
 
