@@ -84,11 +84,17 @@ int64_t reshard(const CostTable& costs, const TensorShape& shape, const Layout& 
     if (out) out->push_back(std::move(c));
   };
   const int32_t rank = mesh.rank();
+  const auto splits = [](int8_t s) { return s >= 0 || s == kFlat; };
   std::vector<int32_t> group;
+  // Axes where the consumer adds partial terms itself: anything is a term
+  // (a slice padded with zeros, or one device's copy), at no cost here.
+  for (int32_t a = 0; a < rank; ++a) {
+    if (to[a] == kPartial) state[a] = kPartial;
+  }
   // Partial sums: scatter onto the axes `to` splits, then add up the rest.
   const int64_t unreduced = bytes_per_device(shape, state, mesh);
   for (int32_t a = 0; a < rank; ++a) {
-    if (state[a] == kPartial && to[a] != kReplicated) {
+    if (state[a] == kPartial && splits(to[a])) {
       group.push_back(a);
       state[a] = to[a];
     }
@@ -96,7 +102,7 @@ int64_t reshard(const CostTable& costs, const TensorShape& shape, const Layout& 
   emit(CollectiveKind::kReduceScatter, std::move(group), unreduced);
   group.clear();
   for (int32_t a = 0; a < rank; ++a) {
-    if (state[a] == kPartial) {
+    if (state[a] == kPartial && to[a] == kReplicated) {
       group.push_back(a);
       state[a] = kReplicated;
     }
@@ -104,10 +110,10 @@ int64_t reshard(const CostTable& costs, const TensorShape& shape, const Layout& 
   emit(CollectiveKind::kAllReduce, std::move(group), bytes_per_device(shape, state, mesh));
   group.clear();
   for (int32_t a = 0; a < rank; ++a) {  // new splits: each device keeps its slice
-    if (state[a] == kReplicated && to[a] != kReplicated) state[a] = to[a];
+    if (state[a] == kReplicated && splits(to[a])) state[a] = to[a];
   }
   for (int32_t a = 0; a < rank; ++a) {  // splits that move to another dimension
-    if (state[a] != kReplicated && to[a] != kReplicated && state[a] != to[a]) {
+    if (splits(state[a]) && splits(to[a]) && state[a] != to[a]) {
       group.push_back(a);
       state[a] = to[a];
     }
@@ -115,7 +121,7 @@ int64_t reshard(const CostTable& costs, const TensorShape& shape, const Layout& 
   emit(CollectiveKind::kAllToAll, std::move(group), bytes_per_device(shape, state, mesh));
   group.clear();
   for (int32_t a = 0; a < rank; ++a) {  // dropped splits
-    if (state[a] != kReplicated && to[a] == kReplicated) {
+    if (splits(state[a]) && to[a] == kReplicated) {
       group.push_back(a);
       state[a] = kReplicated;
     }

@@ -65,8 +65,9 @@ struct TensorShape {
 // split what divides), a flat split rounds up.
 int64_t bytes_per_device(const TensorShape& shape, const Layout& layout, const MeshSpec& mesh);
 
-// Appends the collectives that turn `from` into `to` (which has no kPartial
-// axis), in this order: partial sums are reduced (a reduce-scatter over the
+// Appends the collectives that turn `from` into `to`, in this order: axes
+// where `to` is kPartial (a consumer that adds partial terms itself) take
+// anything as a term, for free; other partial sums are reduced (a reduce-scatter over the
 // axes `to` splits, then an all-reduce over the others); new splits are
 // local slices (free); moved splits are an all-to-all; dropped splits are an
 // all-gather, last, so that every step moves as few bytes as it can.

@@ -22,6 +22,7 @@ Result<int32_t> follow(const Generated& gen, int32_t lead, int32_t member, int32
   const GraphNode& l = gen.graph.nodes[lead];
   const GraphNode& m = gen.graph.nodes[member];
   Strategy want;
+  if (m.kind == NodeKind::kGradSum) want.partial = gen.strategies[lead][s].partial;
   for (int8_t letter : gen.strategies[lead][s].axis_letter) {
     want.axis_letter.push_back(letter < 0 ? int8_t{-1}
                                           : static_cast<int8_t>(m.letter_index(l.letters[letter])));

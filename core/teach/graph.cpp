@@ -221,6 +221,12 @@ class Builder {
   int32_t gradient_of(int32_t tensor) {
     std::vector<int32_t>& parts = contributions_[tensor];
     if (parts.size() == 1) return parts[0];
+    // Megatron's trick: the readers' partial sums are added first and
+    // all-reduced once (one all-reduce for q, k and v's input gradient).
+    if (graph_.nodes[tensor_node_[tensor]].kind == NodeKind::kShared) {
+      graph_.nodes[tensor_node_[tensor]].sums_gradients = true;
+      for (int32_t p : parts) graph_.nodes[p].into_sum = true;
+    }
     const TensorSpec& spec = model_.tensors[tensor];
     GraphNode sum;
     sum.kind = NodeKind::kGradSum;
@@ -234,6 +240,7 @@ class Builder {
     sum.dtype_bytes = spec.dtype_bytes;
     for (int32_t p : parts) sum.operands.push_back({p, spec.dims});
     sum.flops = static_cast<double>(parts.size() - 1) * product(spec.shape);
+    sum.sums_gradients = graph_.nodes[tensor_node_[tensor]].sums_gradients;
     return add(std::move(sum), tensor_node_[tensor]);
   }
 

@@ -51,6 +51,12 @@ struct GraphNode {
   // The output is a parameter's gradient: left unreduced (partial) over the
   // axes of contracted letters; the edge to the parameter reduces it.
   int32_t grad_of = -1;  // the parameter node, or -1
+  // The output is one of several gradients of a shared output: left partial
+  // too, so that the sum (which may take partial terms) all-reduces once.
+  bool into_sum = false;
+  // A shared output whose readers' gradients are summed in its group, and
+  // that sum (their strategies say over which axes it takes partial terms).
+  bool sums_gradients = false;
   // Parameters: the gradient producers (edges into this node).
   std::vector<int32_t> gradients;
   // The node whose strategy this one follows: an op's backward nodes, its

@@ -1,4 +1,6 @@
-// The model -> explanation path of session.h.
+// The model -> explanation path of session.h: generate, solve with the
+// sharding portfolio (twice when strategies are forced, for the comparison),
+// break ties toward less memory, explain. Used by the CLI and teachSolve.
 #include "core/teach/session.h"
 
 #include <chrono>

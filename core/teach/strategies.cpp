@@ -71,6 +71,23 @@ std::vector<Strategy> enumerate_strategies(const GraphNode& node, const ModelSpe
     }
     if (a < 0) break;
   }
+  if (node.sums_gradients) {
+    std::vector<Strategy> with_sums;
+    for (const Strategy& s : out) {
+      uint32_t free = 0;
+      for (int32_t a = 0; a < rank; ++a) {
+        if (mesh.shape[a] > 1 && s.axis_letter[a] < 0) free |= 1u << a;
+      }
+      // Every subset of the free axes, the empty one first.
+      for (uint32_t mask = 0;; mask = (mask - free) & free) {
+        Strategy p = s;
+        p.partial = static_cast<uint8_t>(mask);
+        with_sums.push_back(p);
+        if (mask == free) break;
+      }
+    }
+    return with_sums;
+  }
   if (node.kind != NodeKind::kParameter || !model.zero) return out;
   std::vector<Strategy> with_stages;
   for (const Strategy& s : out) {
@@ -119,6 +136,13 @@ std::string strategy_name(const GraphNode& node, const Strategy& strategy, const
     text +=
         (text.empty() ? "" : ",") + std::string(1, node.letters[l]) + ":" + axis_list(axes, mesh);
   }
+  if (strategy.partial) {
+    std::vector<int32_t> axes;
+    for (int32_t a = 0; a < mesh.rank(); ++a) {
+      if (strategy.partial & (1u << a)) axes.push_back(a);
+    }
+    text += (text.empty() ? "" : ",") + std::string("sum:") + axis_list(axes, mesh);
+  }
   if (strategy.zero > 0)
     text += (text.empty() ? "" : ",") + std::string("zero") + std::to_string(strategy.zero);
   return text.empty() ? "replicated" : text;
@@ -147,12 +171,13 @@ Result<int32_t> find_strategy(const GraphNode& node, const std::vector<Strategy>
       want.zero = static_cast<int8_t>(token[4] - '0');
       continue;
     }
+    const bool sum = token.rfind("sum:", 0) == 0;
     const size_t colon = token.find(':');
-    if (colon != 1 || node.letter_index(token[0]) < 0) {
+    if (!sum && (colon != 1 || node.letter_index(token[0]) < 0)) {
       return bad("expected LETTER:AXIS with a letter of \"" + node.letters + "\", found '" + token +
                  "'");
     }
-    size_t at = 2;
+    size_t at = colon + 1;
     while (at <= token.size()) {
       size_t plus = token.find('+', at);
       if (plus == std::string::npos) plus = token.size();
@@ -161,8 +186,14 @@ Result<int32_t> find_strategy(const GraphNode& node, const std::vector<Strategy>
       const auto it = std::find(mesh.axes.begin(), mesh.axes.end(), axis);
       if (it == mesh.axes.end()) return bad("no mesh axis '" + axis + "'");
       const size_t a = static_cast<size_t>(it - mesh.axes.begin());
-      if (want.axis_letter[a] >= 0) return bad("axis '" + axis + "' used twice");
-      want.axis_letter[a] = static_cast<int8_t>(node.letter_index(token[0]));
+      if (want.axis_letter[a] >= 0 || (want.partial & (1u << a))) {
+        return bad("axis '" + axis + "' used twice");
+      }
+      if (sum) {
+        want.partial = static_cast<uint8_t>(want.partial | (1u << a));
+      } else {
+        want.axis_letter[a] = static_cast<int8_t>(node.letter_index(token[0]));
+      }
     }
   }
   for (size_t i = 0; i < strategies.size(); ++i) {
@@ -198,14 +229,19 @@ Layout output_layout(const GraphNode& node, const Strategy& strategy) {
   Layout layout = layout_of(node, strategy, node.out_letters);
   for (size_t a = 0; a < layout.size(); ++a) {
     const bool split = strategy.axis_letter[a] >= 0;
-    if (split && layout[a] == kReplicated && node.grad_of >= 0) layout[a] = kPartial;
+    const bool partial_output = node.grad_of >= 0 || node.into_sum;
+    if (split && layout[a] == kReplicated && partial_output) layout[a] = kPartial;
     if (!split && node.kind == NodeKind::kParameter && strategy.zero == 3) layout[a] = kFlat;
   }
   return layout;
 }
 
 Layout operand_layout(const GraphNode& node, const Strategy& strategy, size_t operand) {
-  return layout_of(node, strategy, node.operands[operand].letters);
+  Layout layout = layout_of(node, strategy, node.operands[operand].letters);
+  for (size_t a = 0; a < layout.size(); ++a) {
+    if (strategy.partial & (1u << a)) layout[a] = kPartial;  // a gradient sum's partial terms
+  }
+  return layout;
 }
 
 Layout gradient_layout(const GraphNode& param, const Strategy& strategy) {
@@ -278,7 +314,8 @@ NodeCost node_cost(const GraphNode& node, const Strategy& strategy, const ModelS
       const int8_t l = strategy.axis_letter[a];
       if (l < 0 || mesh.shape[a] <= 1) continue;
       const char letter = node.letters[l];
-      if (node.grad_of < 0 && node.out_letters.find(letter) == std::string::npos) {
+      if (node.grad_of < 0 && !node.into_sum &&
+          node.out_letters.find(letter) == std::string::npos) {
         contracted.push_back(a);
       }
       if (letter == node.normalized) normalized.push_back(a);
@@ -291,6 +328,14 @@ NodeCost node_cost(const GraphNode& node, const Strategy& strategy, const ModelS
       }
       cost.collectives.push_back(costs.make(CollectiveKind::kAllReduce, contracted, out_bytes,
                                             "partial sums over " + letters));
+    }
+    std::vector<int32_t> summed;
+    for (int32_t a = 0; a < mesh.rank(); ++a) {
+      if (strategy.partial & (1u << a)) summed.push_back(a);
+    }
+    if (node.kind == NodeKind::kGradSum && !summed.empty()) {
+      cost.collectives.push_back(costs.make(CollectiveKind::kAllReduce, summed, out_bytes,
+                                            "partial sums of the gradients"));
     }
     if (!normalized.empty()) {
       // Each row's statistics (two fp32 values) are summed across the split.

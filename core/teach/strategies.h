@@ -22,16 +22,21 @@ namespace shardlab::teach {
 struct Strategy {
   std::vector<int8_t> axis_letter;  // per mesh axis: index into node.letters, or -1
   int8_t zero = 0;                  // parameters: ZeRO stage 0..3 over the other axes
+  // Shared outputs (and the sum of their gradients): a bit per mesh axis over
+  // which the gradient sum takes partial terms and all-reduces once.
+  uint8_t partial = 0;
   bool operator==(const Strategy& other) const = default;
 };
 
 // Every strategy of a node, replication first. Inputs with a pinned layout
 // get that one; parameters get every layout times the ZeRO stages that
 // apply (training: 0-3 when some axis is left replicated; inference: 0 or 3;
-// none when model.zero is false).
+// none when model.zero is false); shared outputs that sum gradients get
+// every subset of the axes their layout leaves free as partial-sum axes.
 std::vector<Strategy> enumerate_strategies(const GraphNode& node, const ModelSpec& model);
 
-// "replicated", "f:x", "b:data,h:model", "b:x+y", "f:x,zero3", "zero2".
+// "replicated", "f:x", "b:data,h:model", "b:x+y", "f:x,zero3", "zero2",
+// "b:data,sum:model" (a gradient sum taking partial terms over model).
 std::string strategy_name(const GraphNode& node, const Strategy& strategy, const MeshSpec& mesh);
 // Parses a name in that form (tokens in any order) into a strategy of the
 // node's list; errors name the node and list its strategies.

@@ -76,6 +76,10 @@ TEST_CASE("teach collectives: re-partitioning names its collectives and moves th
   reshard(costs, shape, {kPartial, kPartial}, {0, kReplicated}, "t", &out);
   CHECK(kinds(out) == std::vector<std::string>{"reduce-scatter@0:16384", "all-reduce@1:8192"});
   out.clear();
+  // A consumer that adds partial terms itself (a gradient sum) takes anything, for free.
+  CHECK(reshard(costs, shape, {kPartial, 1}, {kPartial, 1}, "t", &out) == 0);
+  CHECK(reshard(costs, shape, {0, kReplicated}, {kPartial, kReplicated}, "t", &out) == 0);
+  CHECK(out.empty());
   reshard(costs, shape, {0, 1}, rep, "t", &out);
   CHECK(kinds(out) == std::vector<std::string>{"all-gather@01:16384"});
   CHECK(out[0].ns == costs.collective_ns(CollectiveKind::kAllGather, {0, 1}, 16384));

@@ -4,6 +4,8 @@
 // reason in each file's description (and in the README).
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include "teach_support.h"
 
 namespace shardlab {
@@ -37,6 +39,26 @@ TEST_CASE("teach: held-out models give the textbook answer where one exists") {
     CHECK(run.bound == run.cost);
     for (const auto& [axis, role] : c.roles) CHECK(run.json["axes"][axis]["role"] == role);
   }
+}
+
+TEST_CASE("teach: three transformer blocks pay exactly Megatron's all-reduces on 'model'") {
+  const test::TeachRun run = test::teach_solve_file("heldout/transformer3_mesh2x4.json");
+  std::vector<std::string> model;
+  for (const auto& c : run.json["collectives"]) {
+    if (c["axis"] != "model") continue;
+    CHECK(c["kind"] == "all-reduce");
+    model.push_back(c["pass"].get<std::string>() + " " + c["on"].get<std::string>());
+  }
+  std::sort(model.begin(), model.end());
+  // Per block: after the attention and the MLP in the forward; for the MLP's input and (one,
+  // for q, k and v together) the attention's input in the backward. The first block's input
+  // needs no gradient.
+  CHECK(model == std::vector<std::string>{"backward op grad.ln12", "backward op grad.ln13",
+                                          "backward op h1.grad.ln21", "backward op h2.grad.ln22",
+                                          "backward op h3.grad.ln23", "forward op attn1",
+                                          "forward op attn2", "forward op attn3", "forward op o1",
+                                          "forward op o2", "forward op o3"});
+  CHECK(run.json["backward"]["grad.ln12"]["strategy"] == "b:data,sum:model");
 }
 
 TEST_CASE("teach: embedding, reduce and softmax in a held-out model, explained") {
