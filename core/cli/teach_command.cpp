@@ -1,10 +1,172 @@
-// `shardlab teach`: a placeholder until the teach lab's command lands.
+// `shardlab teach MODEL.json`: reads a teaching model (core/teach/model.h),
+// generates its sharding instance, solves it with the sharding portfolio and
+// explains the plan: each op's layout and the collectives it pays, the cost
+// breakdown, peak memory per device, the textbook strategy it matches.
+// --force OP=STRATEGY solves again with a strategy imposed and reports the
+// difference to the free optimum.
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
 #include "core/cli/commands.h"
+#include "core/sharding/options.h"
+#include "core/sharding/solver.h"
+#include "core/teach/explain.h"
+#include "core/teach/session.h"
+#include "core/teach/teach.h"
 
 namespace shardlab::cli {
+namespace {
+
+const char* kTeachUsage =
+    "usage: shardlab teach MODEL.json [--emit INSTANCE.json] [--time-limit S] [--json]\n"
+    "                     [--force NODE=STRATEGY]... [--cost-model NAME] [--seed N] [--workers N]\n"
+    "\n"
+    "Generates the sharding instance of a model on a device mesh (examples/teach/),\n"
+    "solves it and prints each node's layout with the collectives it pays, the cost\n"
+    "breakdown (integer nanoseconds), the peak memory per device and the textbook\n"
+    "strategy the plan matches.\n"
+    "  --emit FILE        also write the contest instance to FILE and the sidecar that\n"
+    "                     names its nodes and strategies to FILE with .sidecar.json\n"
+    "  --time-limit S     solver time limit (default 10); it stops once optimal\n"
+    "  --json             print the explanation as one JSON document\n"
+    "  --force N=S        impose strategy S on node N (e.g. h=b:x, W1=zero3,\n"
+    "                     y=replicated) and compare with the free optimum\n"
+    "  --cost-model NAME  alpha-beta (default), bandwidth (no latency) or\n"
+    "                     communication (no compute, as Alpa's ILP)\n"
+    "  --OPTION VALUE     any solver option of `shardlab options` (--seed, --workers, ...);\n"
+    "                     --exact-max-nodes defaults to 200 here\n";
+
+std::string sidecar_path(const std::string& path) {
+  const std::string suffix = ".json";
+  if (path.size() > suffix.size() &&
+      path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0) {
+    return path.substr(0, path.size() - suffix.size()) + ".sidecar.json";
+  }
+  return path + ".sidecar.json";
+}
+
+}  // namespace
 
 int teach_command(const std::vector<std::string>& args) {
-  return fail(kExitUsage, "teach: this command is not built yet");
+  std::string model_path;
+  std::string emit_path;
+  bool as_json = false;
+  Options options = teach::teach_solver_options();
+  teach::GenerateOptions generate;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg == "--help" || arg == "-h") {
+      std::cout << kTeachUsage;
+      return kExitOk;
+    }
+    if (arg == "--json") {
+      as_json = true;
+      continue;
+    }
+    if (arg.rfind("--", 0) == 0) {
+      std::string key = arg.substr(2);
+      std::string value;
+      const size_t eq = key.find('=');
+      if (eq != std::string::npos && key.rfind("force", 0) != 0) {
+        value = key.substr(eq + 1);
+        key = key.substr(0, eq);
+      } else if (key.rfind("force=", 0) == 0) {
+        value = key.substr(6);
+        key = "force";
+      } else {
+        if (i + 1 >= args.size())
+          return fail(kExitUsage, "teach: option --" + key + " needs a value");
+        value = args[++i];
+      }
+      if (key == "emit") {
+        emit_path = value;
+      } else if (key == "force") {
+        const size_t at = value.find('=');
+        if (at == std::string::npos || at == 0) {
+          return fail(kExitUsage, "teach: --force takes NODE=STRATEGY, found '" + value + "'");
+        }
+        generate.forces.emplace_back(value.substr(0, at), value.substr(at + 1));
+      } else if (key == "cost-model") {
+        Result<teach::CostModel> model = teach::parse_cost_model(value);
+        if (!model.is_ok()) return fail(kExitUsage, "teach: " + model.status().message());
+        generate.override_cost_model = true;
+        generate.cost_model = model.value();
+      } else {
+        // Any solver option (shardlab options lists them).
+        const Status status = set_option(&options, key, value);
+        if (!status.is_ok()) return fail(kExitUsage, "teach: " + status.message());
+      }
+    } else if (model_path.empty()) {
+      model_path = arg;
+    } else {
+      return fail(kExitUsage, "teach: unexpected argument '" + arg + "'\n" + kTeachUsage);
+    }
+  }
+  if (model_path.empty())
+    return fail(kExitUsage, std::string("teach needs a MODEL.json\n") + kTeachUsage);
+
+  std::ifstream in(model_path, std::ios::binary);
+  if (!in) return fail(kExitIo, model_path + ": cannot open the file");
+  std::stringstream text;
+  text << in.rdbuf();
+  Result<teach::ModelSpec> model = teach::read_model(model_path, text.str());
+  if (!model.is_ok()) return fail(kExitBadInput, model.status().message());
+
+  if (!generate.forces.empty()) {
+    // A bad --force is a command-line error (1), found before any solving.
+    Result<teach::Generated> check = teach::generate(model.value(), generate);
+    if (!check.is_ok()) {
+      const bool usage = check.status().code() == StatusCode::kInvalidArgument;
+      return fail(usage ? kExitUsage : kExitBadInput,
+                  (usage ? "teach: " : "") + check.status().message());
+    }
+  }
+  catch_interrupts();
+  Result<teach::Session> session =
+      teach::solve_model(model.value(), generate, options, interrupt_flag());
+  if (!session.is_ok()) return fail(kExitBadInput, session.status().message());
+  const teach::Generated& gen = session.value().gen;
+  if (!emit_path.empty()) {
+    std::ofstream out(emit_path, std::ios::binary);
+    out << teach::instance_json(gen);
+    out.close();
+    std::ofstream side(sidecar_path(emit_path), std::ios::binary);
+    side << teach::sidecar_json(gen) << "\n";
+    side.close();
+    if (!out || !side) return fail(kExitIo, emit_path + ": cannot write the instance");
+  }
+  const teach::SolveSummary& summary = session.value().summary;
+  if (!summary.found) {
+    return fail(kExitNoPlan, "teach: no plan fits: " +
+                                 std::string(gen.problem.has_usage_limit
+                                                 ? "the memory limit is too tight for every plan"
+                                                 : "no feasible plan was found") +
+                                 " (time limit " + std::to_string(options.time_limit_s) + " s)");
+  }
+  const teach::Explanation& x = session.value().explanation;
+  if (as_json) {
+    std::cout << teach::explanation_json(gen, x, summary) << "\n";
+  } else {
+    const teach::ModelSpec& m = gen.model;
+    std::string shape;
+    for (size_t a = 0; a < m.mesh.shape.size(); ++a) {
+      shape += (a ? ", " : "") + std::to_string(m.mesh.shape[a]) + " " + m.mesh.axes[a];
+    }
+    std::printf("# %s on a [%s] mesh, %s, cost model %s: %d nodes, %d edges, %lld strategies\n",
+                m.name.c_str(), shape.c_str(), m.training ? "training" : "inference",
+                teach::cost_model_name(m.cost_model), gen.problem.num_nodes(),
+                gen.problem.num_edges(), static_cast<long long>(gen.problem.total_strategies()));
+    if (!emit_path.empty()) {
+      std::printf("# instance written to %s, sidecar to %s\n", emit_path.c_str(),
+                  sidecar_path(emit_path).c_str());
+    }
+    std::cout << teach::explanation_text(gen, x, summary);
+  }
+  return kExitOk;
 }
 
 }  // namespace shardlab::cli

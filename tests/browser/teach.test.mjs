@@ -1,0 +1,133 @@
+// Browser tests of the teaching lab (web/teach/): the MLP example solves to
+// Megatron's layout; raising its batch from 4096 to 262144 switches the
+// layout to data parallelism, with the changed rows highlighted; the state
+// survives a reload through the permalink and, without one, through
+// IndexedDB; forcing a strategy shows the cost
+// difference and the bound; a bad model shows its exact error.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import {after, before, test} from 'node:test';
+
+import {launch, openPage, serveSite, SOURCE, text, waitStatus} from './harness.mjs';
+
+let server;
+let browser;
+before(async () => {
+  server = await serveSite();
+  browser = await launch();
+});
+after(async () => {
+  if (browser) await browser.close();
+  if (server) server.close();
+});
+
+const solves = (page) => page.getAttribute('#lab-teach', 'data-solves').then((n) => Number(n || 0));
+
+// Waits for the run after `count` finished runs to finish.
+async function nextSolve(page, count) {
+  await page.waitForFunction(
+      (n) => Number(document.getElementById('lab-teach').dataset.solves || 0) > n, count,
+      {timeout: 120000, polling: 50});
+}
+
+const opStrategy = (page, op) =>
+    page.textContent(`[data-testid=teach-ops] tr[data-op="${op}"] td.strategy`);
+
+test('the MLP switches from tensor parallel to data parallel when its batch grows', async () => {
+  const page = await openPage(browser, `${server.url}#v=3&lab=teach&ex=mlp.json`);
+  await waitStatus(page, ['done', 'error'], 120000, 'teach');
+  assert.match(await text(page, 'teach-textbook'), /^Textbook: Megatron tensor parallel on 'x'/);
+  for (const op of ['h', 'a', 'y']) assert.equal(await opStrategy(page, op), 'f:x');
+  assert.match(
+      await page.textContent('[data-testid=teach-ops] tr[data-op="y"]'),
+      /all-reduce on x of 8\.39 MB \(partial sums over f, op y, 151\.8 µs\)/);
+  assert.match(await text(page, 'teach-bound'), /proven optimal/);
+  assert.equal(await page.inputValue('[data-testid=teach-batch]'), '4096');
+  // ZeRO's table for the MLP's 8,388,608 parameters on 8 devices.
+  assert.deepEqual(
+      await page.$$eval(
+          '[data-testid=teach-zero] tbody tr', (rows) => rows.map((r) => r.textContent)),
+      [
+        'data parallel (16P)134.22 MB134.22 MB', 'ZeRO-1 (4P + 12P/N)46.14 MB46.14 MB',
+        'ZeRO-2 (2P + 14P/N)31.46 MB31.46 MB', 'ZeRO-3 (16P/N)16.78 MB16.78 MB'
+      ]);
+
+  const count = await solves(page);
+  // One edit, one change event (as a user typing and leaving the field).
+  await page.$eval('[data-testid=teach-batch]', (input) => {
+    input.value = '262144';
+    input.dispatchEvent(new Event('change'));
+  });
+  await nextSolve(page, count);
+  await waitStatus(page, ['done', 'error'], 120000, 'teach');
+  assert.match(
+      await page.inputValue('[data-testid=teach-text]'), /"x": +\{"shape": \[262144, 1024\]\}/);
+  assert.match(
+      await text(page, 'teach-textbook'),
+      /^Textbook: data parallel on 'x' \(b split, gradients all-reduced\)/);
+  for (const op of ['h', 'a', 'y']) {
+    assert.equal(await opStrategy(page, op), 'b:x');
+    assert.equal(
+        await page.getAttribute(`[data-testid=teach-ops] tr[data-op="${op}"]`, 'data-changed'),
+        'true');
+  }
+  assert.match(await text(page, 'teach-changes'), /h: f:x → b:x/);
+  assert.match(await text(page, 'teach-jax'), /"W1": P\(None, None\)/);
+  assert.deepEqual(page.errors, []);
+
+  // The permalink carries the edited model: a fresh page shows the same answer.
+  const link = await page.evaluate(() => location.href);
+  assert.match(link, /#v=3&lab=teach&m=/);
+  const again = await openPage(browser, link);
+  await waitStatus(again, ['done', 'error'], 120000, 'teach');
+  assert.match(await text(again, 'teach-textbook'), /^Textbook: data parallel on 'x'/);
+  assert.equal(await again.inputValue('[data-testid=teach-batch]'), '262144');
+  await again.close();
+
+  // Without a model in the link, the tab opens the last model (IndexedDB).
+  const restored = await page.context().newPage();
+  await restored.goto(`${server.url}#v=3&lab=teach`);
+  await waitStatus(restored, ['done', 'error'], 120000, 'teach');
+  assert.match(
+      await restored.inputValue('[data-testid=teach-text]'), /"x": +\{"shape": \[262144, 1024\]\}/);
+  assert.match(await text(restored, 'teach-textbook'), /^Textbook: data parallel on 'x'/);
+  await restored.close();
+  await page.close();
+});
+
+test('forcing a strategy shows the cost difference and the bound', async () => {
+  const page = await openPage(browser, `${server.url}#v=3&lab=teach&ex=mlp.json`);
+  await waitStatus(page, ['done', 'error'], 120000, 'teach');
+  const count = await solves(page);
+  await page.selectOption('[data-testid=teach-force-node]', 'h');
+  await page.selectOption('[data-testid=teach-force-strategy]', 'b:x');
+  await page.click('[data-testid=teach-force-button]');
+  await nextSolve(page, count);
+  await waitStatus(page, ['done', 'error'], 120000, 'teach');
+  const sentence = await text(page, 'teach-force');
+  assert.match(
+      sentence,
+      /^Forcing h=b:x: .* \(bound .*, proven\) against the free optimum 366\.9 µs \(bound 366\.9 µs\): \+/);
+  assert.equal(await opStrategy(page, 'h'), 'b:x');
+  assert.match(await page.evaluate(() => location.hash), /&f=h%3Db%3Ax/);
+  await page.close();
+});
+
+test('a bad model shows its exact error: file, line, column, byte, path, expectation', async () => {
+  const page = await openPage(browser, `${server.url}#v=3&lab=teach&ex=mlp.json`);
+  await waitStatus(page, ['done', 'error'], 120000, 'teach');
+  const good = fs.readFileSync(path.join(SOURCE, 'examples/teach/mlp.json'), 'utf8');
+  const bad = good.replace('"bd,df->bf"', '"bd,dq->bf"');
+  const byte = Buffer.from(bad.slice(0, bad.indexOf('"bd,dq->bf"'))).length;
+  const count = await solves(page);
+  await page.fill('[data-testid=teach-text]', bad);
+  await page.click('[data-testid=teach-solve]');
+  await nextSolve(page, count);
+  await waitStatus(page, 'error', 60000, 'teach');
+  assert.equal(
+      await text(page, 'teach-error'),
+      `mlp.json:13:29 (byte ${byte}): at ops[0].einsum: expected every output letter ` +
+          'among the inputs\' letters, found \'f\' only in the output');
+  await page.close();
+});

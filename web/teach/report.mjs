@@ -1,0 +1,104 @@
+// Readings of an explanation (teachExplain's JSON, the same document as
+// `shardlab teach --json`): what changed between two solves, the layout as
+// JAX PartitionSpecs, and short texts for the summary and the force panel.
+// Pure module: lab.mjs renders these; tests/web/teach_report.test.mjs checks them.
+
+/** Units as the page shows them. */
+export function formatNs(ns) {
+  const t = Number(ns);
+  if (t >= 1e6) return `${(t / 1e6).toFixed(3)} ms`;
+  if (t >= 1e3) return `${(t / 1e3).toFixed(1)} µs`;
+  return `${t} ns`;
+}
+
+export function formatBytes(bytes) {
+  const b = Number(bytes);
+  if (b >= 1e9) return `${(b / 1e9).toFixed(2)} GB`;
+  if (b >= 1e6) return `${(b / 1e6).toFixed(2)} MB`;
+  if (b >= 1e3) return `${(b / 1e3).toFixed(1)} kB`;
+  return `${b} B`;
+}
+
+/** "b:x, f:-" style text of a dims map (null: not split). */
+export function dimsText(dims) {
+  return Object.entries(dims)
+      .map(([letter, axis]) => `${letter}:${axis === null ? '–' : [].concat(axis).join('+')}`)
+      .join(' ');
+}
+
+/**
+ * The ops, parameters and inputs whose strategy differs between two reports
+ * (a Set of names); every name when there is no earlier report.
+ */
+export function changedNodes(before, after) {
+  const changed = new Set();
+  for (const group of ['ops', 'parameters', 'inputs']) {
+    for (const [name, entry] of Object.entries(after[group] || {})) {
+      const old = before && before[group] && before[group][name];
+      if (!old || old.strategy !== entry.strategy) changed.add(name);
+    }
+  }
+  return changed;
+}
+
+/** One line per change: "h: f:x → b:x". */
+export function changeLines(before, after) {
+  if (!before) return [];
+  const lines = [];
+  for (const name of changedNodes(before, after)) {
+    for (const group of ['ops', 'parameters', 'inputs']) {
+      const old = before[group] && before[group][name];
+      const now = after[group] && after[group][name];
+      if (old && now) lines.push(`${name}: ${old.strategy} → ${now.strategy}`);
+    }
+  }
+  if (before.textbook !== after.textbook) {
+    lines.push(`textbook: ${before.textbook || 'mixed'} → ${after.textbook || 'mixed'}`);
+  }
+  return lines;
+}
+
+/** The layout as Python a JAX user pastes: one PartitionSpec per tensor. */
+export function jaxSpecs(report) {
+  const specs = report.partition_specs || {};
+  const width = Math.max(0, ...Object.keys(specs).map((k) => k.length + 2));
+  const axes = report.mesh.axes.map((a) => JSON.stringify(a)).join(', ');
+  const lines = [
+    `# ${report.model}: the layout ShardLab's solver chose (${
+        report.textbook || 'no textbook name'}).`,
+    'from jax.sharding import Mesh, PartitionSpec as P',
+    `# mesh = Mesh(devices.reshape(${report.mesh.shape.join(', ')}), (${axes}${
+        report.mesh.axes.length === 1 ? ',' : ''}))`,
+    'specs = {',
+    ...Object.entries(specs).map(
+        ([name, spec]) => `    ${JSON.stringify(name).padEnd(width)}: ${spec},`),
+    '}',
+  ];
+  return lines.join('\n') + '\n';
+}
+
+/** The force panel's sentence: cost difference and both bounds. */
+export function forceText(report) {
+  const f = report.force;
+  if (!f) return '';
+  const forced = Object.entries(f.forced).map(([n, s]) => `${n}=${s}`).join(', ');
+  const sign = f.difference >= 0 ? '+' : '−';
+  return `Forcing ${forced}: ${formatNs(report.cost)} (bound ${formatNs(report.lower_bound)}` +
+      `${report.proven_optimal ? ', proven' : ''}) against the free optimum ` +
+      `${formatNs(f.free_cost)} (bound ${formatNs(f.free_lower_bound)}): ` +
+      `${sign}${formatNs(Math.abs(f.difference))}.`;
+}
+
+/** Collectives grouped by where they are paid: "op y" / "edge a -> b". */
+export function collectivesOn(report, name) {
+  return (report.collectives || []).filter((c) => {
+    const arrow = c.on.indexOf(' -> ');
+    const target = arrow < 0 ? c.on.slice(3) : c.on.slice(arrow + 4);
+    return target === name;
+  });
+}
+
+export function collectiveText(c) {
+  return `${c.kind} on ${[].concat(c.axis).join('+')} of ${formatBytes(c.bytes)} ` +
+      `(${c.what}, ${c.on}, ${formatNs(c.ns)})`;
+}

@@ -1,0 +1,131 @@
+// The teaching lab's result views: the readouts, the per-op layout table
+// (letters to mesh axes, the collectives each op and each edge into it
+// pays, rows that changed since the last solve highlighted), parameters and
+// inputs, every collective, the JAX export. Renders teachExplain's JSON
+// (report.mjs reads it); lab.mjs calls render() after each solve.
+import {changedNodes, changeLines, collectivesOn, collectiveText, dimsText, formatBytes, formatNs, jaxSpecs} from './report.mjs';
+
+function cell(tr, text, className = '') {
+  const td = document.createElement('td');
+  td.textContent = text;
+  if (className) td.className = className;
+  tr.append(td);
+  return td;
+}
+
+function fill(root, testid, rows) {
+  const body = root.querySelector(`[data-testid=${testid}] tbody`);
+  body.replaceChildren(...rows);
+}
+
+function listCell(tr, list) {
+  const td = cell(tr, '');
+  if (list.length === 0) {
+    td.textContent = '–';
+    td.className = 'none';
+  }
+  for (const c of list) {
+    const div = document.createElement('div');
+    div.textContent = collectiveText(c);
+    td.append(div);
+  }
+}
+
+// An op's own collectives and its backward ops' (named "op.grad...", or the
+// gradient sum "grad.op" of its output).
+function opCollectives(report, name) {
+  const names = [
+    name,
+    ...Object.keys(report.backward || {})
+        .filter((b) => b.startsWith(`${name}.`) || b === `grad.${name}`)
+  ];
+  return names.flatMap((n) => collectivesOn(report, n));
+}
+
+export function render(root, report, previous) {
+  const q = (testid) => root.querySelector(`[data-testid=${testid}]`);
+  q('teach-textbook').textContent =
+      report.textbook ? `Textbook: ${report.textbook}` : 'No textbook strategy matches (mixed)';
+  q('teach-cost').textContent = `${formatNs(report.cost)} (${report.cost} ns)`;
+  q('teach-bound').textContent =
+      `${formatNs(report.lower_bound)}${report.proven_optimal ? ' — proven optimal' : ''}`;
+  const b = report.breakdown;
+  q('teach-breakdown').textContent = `compute ${formatNs(b.compute_ns)} + op collectives ` +
+      `${formatNs(b.op_collectives_ns)} + edge collectives ${formatNs(b.edge_collectives_ns)}`;
+  q('teach-peak').textContent = `${formatBytes(report.peak_bytes_per_device)}` +
+      (report.memory_limit_bytes ? ` of ${formatBytes(report.memory_limit_bytes)}` : '');
+  q('teach-instance').textContent =
+      `${report.instance.nodes} nodes, ${report.instance.edges} edges, ` +
+      `${report.instance.strategies} strategies`;
+  q('teach-changes').replaceChildren(...changeLines(previous, report).map((line) => {
+    const li = document.createElement('li');
+    li.textContent = line;
+    return li;
+  }));
+
+  const changed = previous ? changedNodes(previous, report) : new Set();
+  const row = (name, entry) => {
+    const tr = document.createElement('tr');
+    tr.dataset.op = name;
+    tr.dataset.changed = String(changed.has(name));
+    if (changed.has(name)) tr.classList.add('changed');
+    if (entry.forced) tr.classList.add('forced');
+    return tr;
+  };
+  fill(root, 'teach-ops', Object.entries(report.ops).map(([name, op]) => {
+    const tr = row(name, op);
+    cell(tr, name);
+    cell(tr, op.detail);
+    cell(tr, op.strategy, 'strategy');
+    cell(tr, dimsText(op.dims), 'dims');
+    listCell(tr, opCollectives(report, name));
+    return tr;
+  }));
+  const tensors = [...Object.entries(report.parameters), ...Object.entries(report.inputs)];
+  fill(root, 'teach-params', tensors.map(([name, t]) => {
+    const tr = row(name, t);
+    cell(tr, name);
+    cell(tr, t.strategy, 'strategy');
+    cell(tr, t.zero_stage === undefined ? '–' : String(t.zero_stage));
+    cell(tr, t.partition_spec, 'dims');
+    cell(tr, formatBytes(t.usage_bytes));
+    listCell(tr, collectivesOn(report, name));
+    return tr;
+  }));
+  fill(root, 'teach-collectives', report.collectives.map((c) => {
+    const tr = document.createElement('tr');
+    for (const text
+             of [c.kind, [].concat(c.axis).join('+'), formatBytes(c.bytes), formatNs(c.ns), c.what,
+                 c.on, c.pass]) {
+      cell(tr, text);
+    }
+    return tr;
+  }));
+  const zero = report.zero_table;
+  const names =
+      ['data parallel (16P)', 'ZeRO-1 (4P + 12P/N)', 'ZeRO-2 (2P + 14P/N)', 'ZeRO-3 (16P/N)'];
+  q('teach-zero-box').hidden = !zero;
+  fill(
+      root, 'teach-zero',
+      zero ? zero.rows.map((row) => {
+        const tr = document.createElement('tr');
+        cell(tr, names[row.stage]);
+        cell(tr, formatBytes(row.generator_bytes));
+        cell(tr, formatBytes(row.formula_bytes));
+        return tr;
+      }) :
+             []);
+  q('teach-jax').textContent = jaxSpecs(report);
+}
+
+export function clear(root) {
+  for (const id of ['teach-textbook', 'teach-changes', 'teach-jax', 'teach-force']) {
+    root.querySelector(`[data-testid=${id}]`).replaceChildren();
+  }
+  for (const id
+           of ['teach-cost', 'teach-bound', 'teach-breakdown', 'teach-peak', 'teach-instance']) {
+    root.querySelector(`[data-testid=${id}]`).textContent = '–';
+  }
+  for (const id of ['teach-ops', 'teach-params', 'teach-collectives', 'teach-zero'])
+    fill(root, id, []);
+}
