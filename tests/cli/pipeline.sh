@@ -6,23 +6,8 @@
 # per device, memory within the cap), Chrome trace, PyTorch CSV round trips
 # and the CSV reader's cell-precise errors, --check of edited schedules,
 # memory caps (exit 3) and --plan. Usage: pipeline.sh PATH/TO/shardlab REPO_DIR
-set -u
-shardlab="$1"
-repo="$2"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp"
+source "$(dirname "$0")/lib.bash" "$@"
 examples="$repo/examples/pipeline"
-failures=0
-
-check() {  # check NAME EXPECTED ACTUAL
-  if [ "$2" != "$3" ]; then
-    echo "FAIL $1"
-    echo "  expected: $2"
-    echo "  actual:   $3"
-    failures=$((failures + 1))
-  fi
-}
 
 # Schedules to re-check from their own fields, all at once at the end (one
 # python start): every op's deps end before it starts, no two ops of a
@@ -284,8 +269,4 @@ rechecked=$(run_rechecks)
 check "re-checks" "rechecked $queued schedules, 0 bad" "$(echo "$rechecked" | tail -n 1)"
 echo "$rechecked" | grep '^FAIL' || true
 
-if [ $failures -ne 0 ]; then
-  echo "$failures failure(s)"
-  exit 1
-fi
-echo "pipeline CLI: all checks passed"
+finish "pipeline CLI"

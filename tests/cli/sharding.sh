@@ -2,23 +2,8 @@
 # End-to-end checks of the `shardlab` command: the contest output convention,
 # eval of text and result JSON, the result JSON's fields, exact error messages
 # and exit codes. Usage: sharding.sh PATH/TO/shardlab REPO_DIR
-set -u
-shardlab="$1"
-repo="$2"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp"
+source "$(dirname "$0")/lib.bash" "$@"
 cp "$repo/examples/example.json" .
-failures=0
-
-check() {  # check NAME EXPECTED ACTUAL
-  if [ "$2" != "$3" ]; then
-    echo "FAIL $1"
-    echo "  expected: $2"
-    echo "  actual:   $3"
-    failures=$((failures + 1))
-  fi
-}
 
 # solve: progress lines start with '#', the last line is the plan.
 "$shardlab" solve example.json --time-limit 2 --out result.json > out.txt
@@ -91,5 +76,4 @@ check "info matrices" "edge matrices    5 distinct" "$(grep '^edge matrices' inf
 check "info min peak" "min peak usage   50 (1.000 of the limit)" "$(grep '^min peak' info.out)"
 check "info horizon" "time horizon     [30, 150), 4 distinct interval starts" "$(grep '^time horizon' info.out)"
 
-echo "cli checks: $failures failures"
-[ "$failures" -eq 0 ]
+finish "sharding CLI"

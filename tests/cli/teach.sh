@@ -3,22 +3,7 @@
 # `shardlab eval` with the plan the command explains, at the cost and bound
 # it reports (proven optimal), the textbook names, --force, --emit's sidecar,
 # and the exact errors and exit codes. Usage: teach.sh PATH/TO/shardlab REPO_DIR
-set -u
-shardlab="$1"
-repo="$2"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp"
-failures=0
-
-check() {  # check NAME EXPECTED ACTUAL
-  if [ "$2" != "$3" ]; then
-    echo "FAIL $1"
-    echo "  expected: $2"
-    echo "  actual:   $3"
-    failures=$((failures + 1))
-  fi
-}
+source "$(dirname "$0")/lib.bash" "$@"
 
 field() {  # field FILE PYTHON-EXPRESSION-ON-d
   python3 -c "import json; d = json.load(open('$1')); print($2)"
@@ -94,8 +79,4 @@ check "no plan fits exit code" 3 $?
 "$shardlab" teach --help | head -n 1 > help.txt
 check "help" "usage: shardlab teach MODEL.json [--emit INSTANCE.json] [--time-limit S] [--json]" "$(cat help.txt)"
 
-if [ "$failures" -ne 0 ]; then
-  echo "$failures check(s) failed"
-  exit 1
-fi
-echo "all teach CLI checks passed"
+finish "teach CLI"
