@@ -7,6 +7,7 @@ import {spawn} from 'node:child_process';
 import fs from 'node:fs';
 import {createRequire} from 'node:module';
 import path from 'node:path';
+import {after, before} from 'node:test';
 
 export const SOURCE = process.env.SHARDLAB_SOURCE_DIR || path.resolve('.');
 export const SITE = process.env.SHARDLAB_SITE || path.join(SOURCE, 'build/wasm/site');
@@ -54,6 +55,25 @@ export async function launch() {
   if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install chromium`);
   const {chromium} = loadPlaywright();
   return chromium.launch({executablePath: CHROMIUM, args: CHROMIUM_ARGS});
+}
+
+/**
+ * The site served and Chromium launched once for a test file: registers the
+ * node:test hooks that start both before its first test and close both after
+ * its last. Returns {url, browser}, filled in by the time tests run.
+ */
+export function useSite() {
+  const site = {url: '', browser: null, server: null};
+  before(async () => {
+    site.server = await serveSite();
+    site.url = site.server.url;
+    site.browser = await launch();
+  });
+  after(async () => {
+    if (site.browser) await site.browser.close();
+    if (site.server) site.server.close();
+  });
+  return site;
 }
 
 /**

@@ -10,10 +10,10 @@ import {execFileSync, spawnSync} from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import {after, before, test} from 'node:test';
+import {after, test} from 'node:test';
 import {pathToFileURL} from 'node:url';
 
-import {drawn, launch, openPage, serveSite, SOURCE, text, waitStatus} from './harness.mjs';
+import {drawn, openPage, SOURCE, text, useSite, waitStatus} from './harness.mjs';
 
 const NATIVE = process.env.SHARDLAB_PARITY_NATIVE || path.join(SOURCE, 'build/wasm/parity_native');
 const {num, percent} =
@@ -23,15 +23,8 @@ const SETTLED = ['ready', 'error'];
 const RUN_ENDED = ['done', 'stopped', 'error'];
 const TMP = fs.mkdtempSync(path.join(os.tmpdir(), 'shardlab-pipeline-'));
 
-let server;
-let browser;
-before(async () => {
-  server = await serveSite();
-  browser = await launch();
-});
-after(async () => {
-  if (browser) await browser.close();
-  if (server) server.close();
+const site = useSite();
+after(() => {
   fs.rmSync(TMP, {recursive: true, force: true});
 });
 
@@ -70,7 +63,7 @@ function flags({p, m, F = 1, B = 1, W = 1, FB = null, comm = 0, cap = null}) {
   return out.map(String);
 }
 
-const open = (hash) => openPage(browser, `${server.url}#v=3&lab=pipeline${hash}`);
+const open = (hash) => openPage(site.browser, `${site.url}#v=3&lab=pipeline${hash}`);
 const computed = (page) =>
     page.getAttribute('#lab-pipeline', 'data-computed').then((v) => Number(v || 0));
 
@@ -218,7 +211,8 @@ test(
           /^The best planned schedule kept in this browser \(makespan /);
       await page.context().close();
 
-      const fresh = await openPage(browser, link);  // a new context: no IndexedDB, only the link
+      const fresh =
+          await openPage(site.browser, link);  // a new context: no IndexedDB, only the link
       await settled(fresh);
       assert.equal(await text(fresh, 'pl-schedule-name'), 'planned');
       assert.equal(await text(fresh, 'pl-makespan'), num(incumbent));

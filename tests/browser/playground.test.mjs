@@ -7,9 +7,9 @@ import {execFileSync} from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import {after, before, test} from 'node:test';
+import {test} from 'node:test';
 
-import {drawn, launch, openPage, serveSite, SHARED, SOURCE, status, text, waitStatus} from './harness.mjs';
+import {drawn, openPage, SHARED, SOURCE, status, text, useSite, waitStatus} from './harness.mjs';
 
 const NATIVE = process.env.SHARDLAB_PARITY_NATIVE || path.join(SOURCE, 'build/wasm/parity_native');
 const EXAMPLE = path.join(SOURCE, 'examples/example.json');
@@ -18,16 +18,7 @@ const G = path.join(SOURCE, 'examples/asplos-2025-iopddl-G.json.gz');
 const M = path.join(SHARED, 'benchmarks/asplos-2025-iopddl-M.json.gz');
 const FINAL = ['done', 'stopped', 'error'];
 
-let server;
-let browser;
-before(async () => {
-  server = await serveSite();
-  browser = await launch();
-});
-after(async () => {
-  if (browser) await browser.close();
-  if (server) server.close();
-});
+const site = useSite();
 
 function native(args, cwd) {
   return JSON.parse(execFileSync(NATIVE, args, {encoding: 'utf8', cwd}));
@@ -85,7 +76,7 @@ async function readStored(page) {
 test(
     'opening the page with nothing given solves a bundled example; ?time and ?workers set controls',
     async () => {
-      const page = await openPage(browser, `${server.url}?time=3&workers=2`);
+      const page = await openPage(site.browser, `${site.url}?time=3&workers=2`);
       await waitStatus(page, FINAL);
       assert.equal(await page.inputValue('#time-limit'), '3');
       assert.equal(await page.inputValue('#workers'), '2');
@@ -97,7 +88,7 @@ test(
     });
 
 test('drop example.json and see cost 445', async () => {
-  const page = await openPage(browser, `${server.url}?time=5#v=2&ex=example.json&t=1`);
+  const page = await openPage(site.browser, `${site.url}?time=5#v=2&ex=example.json&t=1`);
   await waitStatus(page, FINAL);
   await opening(page, () => dropFile(page, EXAMPLE));
   assert.equal(await text(page, 'best-cost'), '445');
@@ -110,7 +101,7 @@ for (const [file, label] of [[B, 'B'], [G, 'G']]) {
   test(
       `choose ${label}.json.gz and see a feasible cost, a bound and the three views drawn`,
       async () => {
-        const page = await openPage(browser, `${server.url}?time=4#v=2&ex=example.json&t=4`);
+        const page = await openPage(site.browser, `${site.url}?time=4#v=2&ex=example.json&t=4`);
         await waitStatus(page, FINAL);
         await opening(page, () => page.setInputFiles('[data-testid=file-input]', file));
         const cost = await digits(page, 'best-cost');
@@ -130,7 +121,7 @@ for (const [file, label] of [[B, 'B'], [G, 'G']]) {
 
 test('stop and resume', async (t) => {
   const file = fs.existsSync(M) ? M : G;
-  const page = await openPage(browser, `${server.url}?time=600&workers=1#v=2&ex=example.json`);
+  const page = await openPage(site.browser, `${site.url}?time=600&workers=1#v=2&ex=example.json`);
   await waitStatus(page, FINAL);
   await opening(page, () => page.setInputFiles('[data-testid=file-input]', file), {settle: false});
   await page.waitForFunction(
@@ -162,13 +153,13 @@ test('stop and resume', async (t) => {
 
 test('a permalink restores the same plan and cost in a fresh page', async () => {
   for (const [name, time] of [['example.json', 2], ['asplos-2025-iopddl-G.json.gz', 3]]) {
-    const page = await openPage(browser, `${server.url}#v=2&ex=${name}&t=${time}`);
+    const page = await openPage(site.browser, `${site.url}#v=2&ex=${name}&t=${time}`);
     await waitStatus(page, FINAL);
     const cost = await digits(page, 'best-cost');
     const link = await page.getAttribute('[data-testid=permalink]', 'href');
     assert.match(link, /#v=3&lab=sharding&ex=.*&sol=.*&cost=\d+/);
     await page.context().close();
-    const fresh = await openPage(browser, link);
+    const fresh = await openPage(site.browser, link);
     await waitStatus(fresh, FINAL);
     assert.equal(await status(fresh), 'stopped', 'a link restores its plan without solving');
     assert.equal(await text(fresh, 'best-cost'), cost);
@@ -178,13 +169,13 @@ test('a permalink restores the same plan and cost in a fresh page', async () => 
 });
 
 test('a small local file travels inside the link', async () => {
-  const page = await openPage(browser, `${server.url}#v=2&ex=example.json&t=1`);
+  const page = await openPage(site.browser, `${site.url}#v=2&ex=example.json&t=1`);
   await waitStatus(page, FINAL);
   await opening(page, () => page.setInputFiles('[data-testid=file-input]', EXAMPLE));
   const link = await page.getAttribute('[data-testid=permalink]', 'href');
   assert.match(link, /&inst=[\w-]+&name=example.json/);
   await page.context().close();
-  const fresh = await openPage(browser, link);
+  const fresh = await openPage(site.browser, link);
   await waitStatus(fresh, FINAL);
   assert.equal(await text(fresh, 'best-cost'), '445');
   await fresh.context().close();
@@ -197,7 +188,7 @@ test('a malformed file shows the exact error and the page stays usable', async (
   fs.writeFileSync(bad, good.replace('[95]', '[95, 96]'));
   const want = native(['error', 'broken.json'], dir).message;
   assert.notEqual(want, '');
-  const page = await openPage(browser, `${server.url}#v=2&ex=example.json&t=1`);
+  const page = await openPage(site.browser, `${site.url}#v=2&ex=example.json&t=1`);
   await waitStatus(page, FINAL);
   assert.equal(await text(page, 'best-cost'), '445');
   await opening(page, () => page.setInputFiles('[data-testid=file-input]', bad));
@@ -217,7 +208,7 @@ test('a solver module that cannot load is reported instead of waited for', async
   // 1 lets the page start and fails the workers' modules.
   for (const first of [0, 1]) {
     let requests = 0;
-    const page = await openPage(browser, `${server.url}#v=2&ex=example.json&t=1`, {
+    const page = await openPage(site.browser, `${site.url}#v=2&ex=example.json&t=1`, {
       prepare: (context) => context.route(
           '**/shardlab.wasm', (route) => (requests++ < first ? route.continue() : route.abort())),
     });
@@ -229,7 +220,7 @@ test('a solver module that cannot load is reported instead of waited for', async
 });
 
 test('the best plan is kept in IndexedDB across a reload', async () => {
-  const page = await openPage(browser, `${server.url}#v=2&ex=example.json&t=2`);
+  const page = await openPage(site.browser, `${site.url}#v=2&ex=example.json&t=2`);
   await waitStatus(page, FINAL);
   assert.equal(await text(page, 'best-cost'), '445');
   const sha = native(['digest', EXAMPLE]).sha256;
@@ -263,7 +254,7 @@ test('the best plan is kept in IndexedDB across a reload', async () => {
 });
 
 test('the result JSON download matches the page and the CLI format', async () => {
-  const page = await openPage(browser, `${server.url}#v=2&ex=asplos-2025-iopddl-G.json.gz&t=3`);
+  const page = await openPage(site.browser, `${site.url}#v=2&ex=asplos-2025-iopddl-G.json.gz&t=3`);
   await waitStatus(page, FINAL);
   const cost = await digits(page, 'best-cost');
   const [download] = await Promise.all(
@@ -285,12 +276,12 @@ test('the result JSON download matches the page and the CLI format', async () =>
 });
 
 test('#src=URL loads the instance from that URL', async () => {
-  const src = encodeURIComponent(`${server.url}examples/example.json`);
-  const page = await openPage(browser, `${server.url}#src=${src}`);
+  const src = encodeURIComponent(`${site.url}examples/example.json`);
+  const page = await openPage(site.browser, `${site.url}#src=${src}`);
   await waitStatus(page, FINAL);
   assert.equal(await text(page, 'best-cost'), '445');
   const missing =
-      await openPage(browser, `${server.url}#src=${encodeURIComponent(`${server.url}nope.json`)}`);
+      await openPage(site.browser, `${site.url}#src=${encodeURIComponent(`${site.url}nope.json`)}`);
   await waitStatus(missing, 'error');
   assert.match(await text(missing, 'error'), /nope\.json: the server answered 404/);
   await page.context().close();
@@ -300,7 +291,7 @@ test('#src=URL loads the instance from that URL', async () => {
 test(
     'a large local file travels as name and SHA-256; the page asks for it and checks it',
     async () => {
-      const page = await openPage(browser, `${server.url}#v=2&ex=example.json&t=1`);
+      const page = await openPage(site.browser, `${site.url}#v=2&ex=example.json&t=1`);
       await waitStatus(page, FINAL);
       await opening(page, () => page.setInputFiles('[data-testid=file-input]', B));
       const cost = await digits(page, 'best-cost');
@@ -308,14 +299,14 @@ test(
       const sha = native(['digest', B]).sha256;
       assert.match(link, new RegExp(`file=asplos-2025-iopddl-B.json.gz&sha=${sha}`));
       await page.context().close();
-      const fresh = await openPage(browser, link);
+      const fresh = await openPage(site.browser, link);
       await fresh.waitForSelector('#file-request:not([hidden])');
       assert.match(await fresh.textContent('#file-request'), /asplos-2025-iopddl-B\.json\.gz/);
       await opening(fresh, () => fresh.setInputFiles('[data-testid=file-input]', G));
       assert.equal(await status(fresh), 'error', 'a different file is refused');
       assert.match(await text(fresh, 'error'), /the link was made with/);
       await fresh.context().close();
-      const again = await openPage(browser, link);
+      const again = await openPage(site.browser, link);
       await again.waitForSelector('#file-request:not([hidden])');
       await opening(again, () => again.setInputFiles('[data-testid=file-input]', B));
       assert.equal(await status(again), 'stopped');
@@ -324,7 +315,7 @@ test(
     });
 
 test('the plots download as one PNG', async () => {
-  const page = await openPage(browser, `${server.url}#v=2&ex=asplos-2025-iopddl-B.json.gz&t=3`);
+  const page = await openPage(site.browser, `${site.url}#v=2&ex=asplos-2025-iopddl-B.json.gz&t=3`);
   await waitStatus(page, FINAL);
   const [download] =
       await Promise.all([page.waitForEvent('download'), page.click('#download-png')]);

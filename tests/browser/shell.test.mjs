@@ -3,27 +3,18 @@
 // the sharding lab, and unreadable links reported. Labs' own behaviour is
 // tested in their own files.
 import assert from 'node:assert/strict';
-import {after, before, test} from 'node:test';
+import {test} from 'node:test';
 
-import {launch, openPage, serveSite, status, text, waitStatus} from './harness.mjs';
+import {openPage, status, text, useSite, waitStatus} from './harness.mjs';
 
 const FINAL = ['done', 'stopped', 'error'];
-let server;
-let browser;
-before(async () => {
-  server = await serveSite();
-  browser = await launch();
-});
-after(async () => {
-  if (browser) await browser.close();
-  if (server) server.close();
-});
+const site = useSite();
 
 const activeLab = (page) => page.getAttribute('#app', 'data-lab');
 const fragment = (page) => page.evaluate(() => location.hash);
 
 test('tabs switch labs, and the address bar carries the active tab with its state', async () => {
-  const page = await openPage(browser, `${server.url}#v=3&lab=sharding&ex=example.json&t=1`);
+  const page = await openPage(site.browser, `${site.url}#v=3&lab=sharding&ex=example.json&t=1`);
   await waitStatus(page, FINAL);
   assert.equal(await text(page, 'best-cost'), '445');
   assert.equal(await activeLab(page), 'sharding');
@@ -52,7 +43,7 @@ test('tabs switch labs, and the address bar carries the active tab with its stat
 });
 
 test('a link to another lab opens that tab without starting the sharding lab', async () => {
-  const page = await openPage(browser, `${server.url}#v=3&lab=pipeline`);
+  const page = await openPage(site.browser, `${site.url}#v=3&lab=pipeline`);
   await page.waitForFunction(() => document.getElementById('app').dataset.lab === 'pipeline');
   assert.equal(await page.isVisible('#lab-pipeline'), true);
   assert.equal(await page.isVisible('#lab-sharding'), false);
@@ -69,7 +60,7 @@ test('an unreadable link says why and the page still opens the sharding lab', as
            ],
            ['#v=3&lab=nope', /This link cannot be read: this link names the lab 'nope'/],
   ]) {
-    const page = await openPage(browser, `${server.url}?time=1${hash}`);
+    const page = await openPage(site.browser, `${site.url}?time=1${hash}`);
     await waitStatus(page, FINAL);
     assert.match(await text(page, 'shell-error'), want);
     assert.equal(await activeLab(page), 'sharding');

@@ -7,20 +7,11 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import {after, before, test} from 'node:test';
+import {test} from 'node:test';
 
-import {launch, openPage, serveSite, SOURCE, text, waitStatus} from './harness.mjs';
+import {openPage, SOURCE, text, useSite, waitStatus} from './harness.mjs';
 
-let server;
-let browser;
-before(async () => {
-  server = await serveSite();
-  browser = await launch();
-});
-after(async () => {
-  if (browser) await browser.close();
-  if (server) server.close();
-});
+const site = useSite();
 
 const solves = (page) => page.getAttribute('#lab-teach', 'data-solves').then((n) => Number(n || 0));
 
@@ -35,7 +26,7 @@ const opStrategy = (page, op) =>
     page.textContent(`[data-testid=teach-ops] tr[data-op="${op}"] td.strategy`);
 
 test('the MLP switches from tensor parallel to data parallel when its batch grows', async () => {
-  const page = await openPage(browser, `${server.url}#v=3&lab=teach&ex=mlp.json`);
+  const page = await openPage(site.browser, `${site.url}#v=3&lab=teach&ex=mlp.json`);
   await waitStatus(page, ['done', 'error'], 120000, 'teach');
   assert.match(await text(page, 'teach-textbook'), /^Textbook: Megatron tensor parallel on 'x'/);
   for (const op of ['h', 'a', 'y']) assert.equal(await opStrategy(page, op), 'f:x');
@@ -79,7 +70,7 @@ test('the MLP switches from tensor parallel to data parallel when its batch grow
   // The permalink carries the edited model: a fresh page shows the same answer.
   const link = await page.evaluate(() => location.href);
   assert.match(link, /#v=3&lab=teach&m=/);
-  const again = await openPage(browser, link);
+  const again = await openPage(site.browser, link);
   await waitStatus(again, ['done', 'error'], 120000, 'teach');
   assert.match(await text(again, 'teach-textbook'), /^Textbook: data parallel on 'x'/);
   assert.equal(await again.inputValue('[data-testid=teach-batch]'), '262144');
@@ -87,7 +78,7 @@ test('the MLP switches from tensor parallel to data parallel when its batch grow
 
   // Without a model in the link, the tab opens the last model (IndexedDB).
   const restored = await page.context().newPage();
-  await restored.goto(`${server.url}#v=3&lab=teach`);
+  await restored.goto(`${site.url}#v=3&lab=teach`);
   await waitStatus(restored, ['done', 'error'], 120000, 'teach');
   assert.match(
       await restored.inputValue('[data-testid=teach-text]'), /"x": +\{"shape": \[262144, 1024\]\}/);
@@ -97,7 +88,7 @@ test('the MLP switches from tensor parallel to data parallel when its batch grow
 });
 
 test('forcing a strategy shows the cost difference and the bound', async () => {
-  const page = await openPage(browser, `${server.url}#v=3&lab=teach&ex=mlp.json`);
+  const page = await openPage(site.browser, `${site.url}#v=3&lab=teach&ex=mlp.json`);
   await waitStatus(page, ['done', 'error'], 120000, 'teach');
   const count = await solves(page);
   await page.selectOption('[data-testid=teach-force-node]', 'h');
@@ -115,7 +106,7 @@ test('forcing a strategy shows the cost difference and the bound', async () => {
 });
 
 test('a bad model shows its exact error: file, line, column, byte, path, expectation', async () => {
-  const page = await openPage(browser, `${server.url}#v=3&lab=teach&ex=mlp.json`);
+  const page = await openPage(site.browser, `${site.url}#v=3&lab=teach&ex=mlp.json`);
   await waitStatus(page, ['done', 'error'], 120000, 'teach');
   const good = fs.readFileSync(path.join(SOURCE, 'examples/teach/mlp.json'), 'utf8');
   const bad = good.replace('"bd,df->bf"', '"bd,dq->bf"');

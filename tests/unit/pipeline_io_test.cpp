@@ -211,7 +211,8 @@ TEST_CASE("pipeline io: mutated inputs are read or rejected, never crash") {
   std::vector<std::string> sources;
   for (const char* name :
        {"dualpipe_example.json", "uneven_stages.json", "two_towers.json", "moe_layer.json"}) {
-    sources.push_back(test::read_bytes(test::source_path(std::string("examples/pipeline/") + name)));
+    sources.push_back(
+        test::read_bytes(test::source_path(std::string("examples/pipeline/") + name)));
   }
   int accepted = 0, rejected = 0;
   for (int round = 0; round < 400; ++round) {

@@ -15,25 +15,17 @@ const SLICE_MS = 40;  // planner time between event-loop turns (a STOP gets thro
 const STEP_WORK = 2000;
 
 let P = null;  // protocol.mjs
+let L = null;  // worker_loop.mjs
 let M = null;  // the wasm module
 let planner = null;
 let run = null;  // the PLAN being served: {id, stop}
 let held = [];   // schedules offered while no planner exists
 
 const booted = (async () => {
-  P = await import('../protocol.mjs');
+  [P, L] = await Promise.all([import('../protocol.mjs'), import('../worker_loop.mjs')]);
   M = await createShardLab({locateFile: (file) => new URL(`../${file}`, self.location.href).href});
   postMessage(P.reply(P.MSG.READY, 0, {version: M.version()}));
 })();
-
-// A turn of the event loop without setTimeout's 4 ms clamp.
-const channel = new MessageChannel();
-const waiting = [];
-channel.port1.onmessage = () => waiting.shift()();
-const yieldToEvents = () => new Promise((resolve) => {
-  waiting.push(resolve);
-  channel.port2.postMessage(0);
-});
 
 // The bindings report a bad problem as {"error": ...} JSON or by throwing.
 function errorOf(text) {
@@ -88,38 +80,17 @@ async function plan(req) {
   run = {id: req.id, stop: false};
   const startedMs = performance.now();
   const elapsed = () => (performance.now() - startedMs) / 1000;
-  const throttle = new P.Throttle();
-  let dirty = Boolean(planner.bestJson());
-  let shown = false;  // the first schedule skips the throttle: users wait for it
-  let improvedS = 0;
-  let steps = 0;
-  let reason = 'time';
   try {
-    for (;;) {
-      if (throttle.pass(performance.now(), dirty && !shown)) {
-        shown = shown || dirty;
-        snapshot(req.id, dirty, elapsed(), improvedS, steps);
-        dirty = false;
-      }
-      if (run.stop) {
-        reason = 'stopped';
-        break;
-      }
-      if (planner.finished()) {
-        reason = 'finished';
-        break;
-      }
-      if (elapsed() >= req.timeLimitS) break;
-      const sliceEnd = performance.now() + SLICE_MS;
-      do {
-        if (planner.step(STEP_WORK)) {
-          dirty = true;
-          improvedS = elapsed();
-        }
-        ++steps;
-      } while (performance.now() < sliceEnd && !planner.finished());
-      await yieldToEvents();
-    }
+    const {reason, improvedS, steps} = await L.runSlices({
+      engine: planner,
+      run,
+      timeLimitS: req.timeLimitS,
+      elapsed,
+      stepWork: STEP_WORK,
+      sliceMs: SLICE_MS,
+      dirty: Boolean(planner.bestJson()),
+      report: (withBest, c) => snapshot(req.id, withBest, elapsed(), c.improvedS, c.steps),
+    });
     snapshot(req.id, true, elapsed(), improvedS, steps);
     postMessage(P.reply(P.MSG.DONE, req.id, {reason, elapsedS: elapsed()}));
   } finally {

@@ -16,6 +16,7 @@ const QUICK_WORK = 1e6;                // strategy evaluations for the quick pla
 
 let P = null;  // protocol.mjs
 let F = null;  // files.mjs
+let L = null;  // worker_loop.mjs
 let M = null;  // the wasm module
 let model = null;
 let engine = null;
@@ -25,19 +26,11 @@ let quick = null;    // {plan, cost}: a feasible plan to show before the engine 
 let held = null;     // the last plan offered while no engine existed
 
 const booted = (async () => {
-  [P, F] = await Promise.all([import('../protocol.mjs'), import('../files.mjs')]);
+  [P, F, L] = await Promise.all(
+      [import('../protocol.mjs'), import('../files.mjs'), import('../worker_loop.mjs')]);
   M = await createShardLab({locateFile: (file) => new URL(`../${file}`, self.location.href).href});
   postMessage(P.reply(P.MSG.READY, 0, {version: M.version()}));
 })();
-
-// A turn of the event loop without setTimeout's 4 ms clamp.
-const channel = new MessageChannel();
-const waiting = [];
-channel.port1.onmessage = () => waiting.shift()();
-const yieldToEvents = () => new Promise((resolve) => {
-  waiting.push(resolve);
-  channel.port2.postMessage(0);
-});
 
 function heapInfo() {
   return {heapBytes: M.HEAPU8.length, heapPeakBytes: M.heapPeakBytes()};
@@ -218,39 +211,19 @@ async function start(req) {
   const startedMs = performance.now();
   const baseS = req.baseS || 0;
   const elapsed = () => baseS + (performance.now() - startedMs) / 1000;
-  const throttle = new P.Throttle();
-  let dirty = engine.hasBest();
-  let improvedS = elapsed();
-  let steps = 0;
-  let reason = 'time';
-  let shownPlan = false;  // the first plan skips the throttle: users wait for it
   try {
-    for (;;) {
-      const now = performance.now();
-      if (throttle.pass(now, dirty && !shownPlan)) {
-        shownPlan = shownPlan || dirty;
-        snapshot(req.id, dirty, elapsed(), improvedS, steps, startedMs);
-        dirty = false;
-      }
-      if (run.stop) {
-        reason = 'stopped';
-        break;
-      }
-      if (engine.finished()) {
-        reason = 'finished';
-        break;
-      }
-      if (elapsed() >= req.timeLimitS) break;
-      const sliceEnd = performance.now() + SLICE_MS;
-      do {
-        if (engine.step(STEP_WORK)) {
-          dirty = true;
-          improvedS = elapsed();
-        }
-        ++steps;
-      } while (performance.now() < sliceEnd && !engine.finished());
-      await yieldToEvents();
-    }
+    const {reason, dirty, improvedS, steps} = await L.runSlices({
+      engine,
+      run,
+      timeLimitS: req.timeLimitS,
+      elapsed,
+      stepWork: STEP_WORK,
+      sliceMs: SLICE_MS,
+      dirty: engine.hasBest(),
+      improvedS: elapsed(),
+      report: (withPlan, c) =>
+          snapshot(req.id, withPlan, elapsed(), c.improvedS, c.steps, startedMs),
+    });
     snapshot(req.id, dirty, elapsed(), improvedS, steps, startedMs);
     postMessage(P.reply(P.MSG.DONE, req.id, {reason, elapsedS: elapsed()}));
   } finally {
