@@ -132,6 +132,18 @@ test('an example is drawn with the native CLI\'s numbers, for every schedule', a
   await page.context().close();
 });
 
+test('a problem file opens on its first valid schedule', async () => {
+  // DualPipe's example caps memory at 9 activations: GPipe (20) is listed
+  // first but breaks the cap, so the view opens on 1F1B.
+  const page = await open('&ex=dualpipe_example.json');
+  await settled(page);
+  assert.equal(await page.getAttribute('[data-testid=pl-timeline]', 'data-schedules'), '1F1B');
+  const file = path.join(SOURCE, 'examples/pipeline/dualpipe_example.json');
+  await assertHeadline(page, cliJson([file, '--schedule', '1F1B']));
+  assert.deepEqual(page.errors, []);
+  await page.context().close();
+});
+
 test('changing p and m changes the schedules and their numbers', async () => {
   const page = await open('&p=4&m=8&s=1F1B');
   await settled(page);

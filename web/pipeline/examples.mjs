@@ -36,7 +36,7 @@ export const PRESETS = Object.freeze([
 
 // Files in examples/pipeline/: [file, title].
 export const FILES = Object.freeze([
-  ['dualpipe_example.json', 'File: DualPipe\'s example (no cap)'],
+  ['dualpipe_example.json', 'File: DualPipe\'s example (cap PP+1)'],
   ['uniform_4x8.json', 'File: a uniform 4 x 8 problem'],
   ['uneven_stages.json', 'File: four uneven stages with a delay and a cap'],
   ['two_towers.json', 'File: a DAG with two towers (operators)'],

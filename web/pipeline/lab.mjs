@@ -145,11 +145,14 @@ async function computeNow(text) {
 }
 
 // The schedules shown: a wanted one when it exists, else the current, else
-// the first generated one that applies.
+// the first generated one that is valid (a schedule above the cap is not
+// what a problem file should open on), else the first that applies.
 function choose() {
   const exists = (name) => Boolean(entryOf(name));
-  const shown = [app.wanted.shown, app.shown].find(exists) ||
-      app.list.map((i) => i.name).find(exists) || null;
+  const valid = (name) => exists(name) && entryOf(name).schedule.valid !== false;
+  const names = app.list.map((i) => i.name);
+  const shown =
+      [app.wanted.shown, app.shown].find(exists) || names.find(valid) || names.find(exists) || null;
   let stacked = app.wanted.stacked !== null && app.wanted.stacked !== undefined ?
       app.wanted.stacked :
       app.stacked;
