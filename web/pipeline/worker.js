@@ -88,7 +88,7 @@ async function plan(req) {
       elapsed,
       stepWork: STEP_WORK,
       sliceMs: SLICE_MS,
-      dirty: Boolean(planner.bestJson()),
+      dirty: planner.bestMakespan() >= 0,  // has a schedule (without building its JSON)
       report: (withBest, c) => snapshot(req.id, withBest, elapsed(), c.improvedS, c.steps),
     });
     snapshot(req.id, true, elapsed(), improvedS, steps);
