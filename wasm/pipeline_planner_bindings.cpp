@@ -6,10 +6,10 @@
 //   web/pipeline/lab.mjs ── postMessage ──> web/pipeline/worker.js
 //     worker.js: new PipelinePlanner(problemJson, optionsJson)
 //                .step(work) / .bestJson() / .lowerBound() / .statsJson() / .offer()
-//                  ─> core/pipeline/planner.h ─> plan_engine, plan_search, ...
+//                  ─> core/pipeline/planner.h ─> plan/engine, plan/search, ...
 //   web/pipeline/highs_worker.js: pipelineEmitLp() -> HiGHS (npm highs) ->
 //     pipelineScheduleFromMip(); pipelineMipStart() warm-starts HiGHS
-//                  ─> core/pipeline/mip.h
+//                  ─> core/pipeline/plan/mip.h
 #include <emscripten/bind.h>
 #include <emscripten/emscripten.h>
 

@@ -1,4 +1,4 @@
-// The planner's facade (see planner.h): options from plan_options.def, the
+// The planner's facade (see planner.h): options from plan/options.def, the
 // expansion and warm starts, the engine, and the anytime loop plan().
 #include "core/pipeline/planner.h"
 
@@ -9,11 +9,11 @@
 
 #include "core/pipeline/check.h"
 #include "core/pipeline/generators.h"
-#include "core/pipeline/heft.h"
-#include "core/pipeline/merge.h"
-#include "core/pipeline/plan_bound.h"
-#include "core/pipeline/plan_engine.h"
-#include "core/pipeline/plan_problem.h"
+#include "core/pipeline/plan/bound.h"
+#include "core/pipeline/plan/engine.h"
+#include "core/pipeline/plan/heft.h"
+#include "core/pipeline/plan/merge.h"
+#include "core/pipeline/plan/problem.h"
 
 namespace shardlab::pipeline {
 namespace {
@@ -29,14 +29,14 @@ struct PlanOptionInfo {
 constexpr PlanOptionInfo kPlanTable[] = {
 #define SHARDLAB_PLAN_OPTION(name, kind, def, lo, hi, flag, help) \
   {#name, PlanOptionKind::kind, static_cast<double>(def), lo, hi, flag, help},
-#include "core/pipeline/plan_options.def"
+#include "core/pipeline/plan/options.def"
 #undef SHARDLAB_PLAN_OPTION
 };
 
 void assign(PlannerOptions* options, const std::string& name, double value) {
 #define SHARDLAB_PLAN_OPTION(oname, kind, def, lo, hi, flag, help) \
   if (name == #oname) options->oname = static_cast<decltype(options->oname)>(value);
-#include "core/pipeline/plan_options.def"
+#include "core/pipeline/plan/options.def"
 #undef SHARDLAB_PLAN_OPTION
 }
 
@@ -124,7 +124,7 @@ Status plan_options_from_json(const std::string& json, PlannerOptions* options) 
 std::string plan_options_to_json(const PlannerOptions& options) {
   nlohmann::ordered_json j;
 #define SHARDLAB_PLAN_OPTION(name, kind, def, lo, hi, flag, help) j[#name] = options.name;
-#include "core/pipeline/plan_options.def"
+#include "core/pipeline/plan/options.def"
 #undef SHARDLAB_PLAN_OPTION
   j["placement"] = placement_name(options.placement.kind);
   return j.dump();

@@ -28,10 +28,10 @@
 // F + B + W; when F&B >= F + B + W (as in DualPipe's example) running the three in sequence is
 // never worse, and the planner's optimum is the optimum with pairs too.
 //
-// Inside (one technique per file): plan_problem (model <-> the planner's
-// flat view in ticks), plan_bound (lower bounds), plan_search (the
-// chronological branch and bound, symmetry, dominance, dives), plan_lns
-// (large neighbourhood search), plan_engine (the anytime portfolio), heft
+// Inside (one technique per file, under plan/): problem (model <-> the planner's
+// flat view in ticks), bound (lower bounds), search (the
+// chronological branch and bound, symmetry, dominance, dives), lns
+// (large neighbourhood search), engine (the anytime portfolio), heft
 // (list scheduling for free placements), merge (the bi-level coarsening),
 // mip (the job-shop MIP as CPLEX-LP text, and back).
 //
@@ -54,8 +54,8 @@
 #include <string>
 #include <vector>
 
-#include "core/pipeline/mip.h"
 #include "core/pipeline/model.h"
+#include "core/pipeline/plan/mip.h"
 #include "core/pipeline/simulate.h"
 #include "core/status.h"
 
@@ -66,7 +66,7 @@ enum class PlanOptionKind { kInt, kReal };
 struct PlannerOptions {
 #define SHARDLAB_PLAN_OPTION(name, kind, def, lo, hi, flag, help) \
   std::conditional_t<PlanOptionKind::kind == PlanOptionKind::kInt, int64_t, double> name = def;
-#include "core/pipeline/plan_options.def"
+#include "core/pipeline/plan/options.def"
 #undef SHARDLAB_PLAN_OPTION
   // Used when the problem leaves its placement open (kAuto).
   Placement placement;

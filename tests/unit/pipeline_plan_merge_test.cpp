@@ -6,11 +6,11 @@
 #include <doctest/doctest.h>
 
 #include "core/pipeline/check.h"
-#include "core/pipeline/heft.h"
-#include "core/pipeline/merge.h"
 #include "core/pipeline/model.h"
-#include "core/pipeline/plan_problem.h"
-#include "core/pipeline/plan_search.h"
+#include "core/pipeline/plan/heft.h"
+#include "core/pipeline/plan/merge.h"
+#include "core/pipeline/plan/problem.h"
+#include "core/pipeline/plan/search.h"
 #include "core/pipeline/planner.h"
 #include "core/rng.h"
 

@@ -14,9 +14,9 @@
 #include <vector>
 
 #include "core/pipeline/check.h"
-#include "core/pipeline/mip.h"
 #include "core/pipeline/model.h"
-#include "core/pipeline/plan_problem.h"
+#include "core/pipeline/plan/mip.h"
+#include "core/pipeline/plan/problem.h"
 #include "core/pipeline/planner.h"
 #include "core/rng.h"
 

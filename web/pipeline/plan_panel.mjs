@@ -80,7 +80,7 @@ export class PlanPanel {
     this.showNumbers();
   }
 
-  /** The planner's and the MIP's options (core/pipeline/plan_options.def). */
+  /** The planner's and the MIP's options (core/pipeline/plan/options.def). */
   options() {
     const {placement} = this.settings();
     return placement ? {placement} : {};

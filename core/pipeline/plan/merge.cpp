@@ -4,7 +4,7 @@
 // members run back to back: peak = max(peak_u, net_u + peak_v), net = net_u
 // + net_v; the contracted arc's delay disappears (same device); parallel
 // arcs keep the largest delay.
-#include "core/pipeline/merge.h"
+#include "core/pipeline/plan/merge.h"
 
 #include <algorithm>
 #include <numeric>

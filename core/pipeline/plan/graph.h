@@ -1,7 +1,7 @@
 // The planner's own view of a pipeline problem: a flat list of operations in
 // integer ticks, precedence arcs with communication delays, placement groups
 // and per-device memory caps. Filled from the problem's expansion (see
-// plan_problem.cpp); read by every planner technique (search, HEFT, merging,
+// plan/problem.cpp); read by every planner technique (search, HEFT, merging,
 // local search, the MIP writer). Also a semi-active simulator of per-device
 // orders, the one the planner's techniques share.
 #pragma once
@@ -30,7 +30,7 @@ struct PlanOp {
   int32_t group = 0;  // placement group: all ops of a group run on one device
   // Interchangeable ops (the same operation of identical micro-batches):
   // ops of one class share a group, and a schedule may run them in rank
-  // order (see "symmetry" in plan_search.cpp). -1: in no class.
+  // order (see "symmetry" in plan/search.cpp). -1: in no class.
   int32_t sym_class = -1;
   int32_t sym_rank = 0;
   PlanKind kind = PlanKind::kOther;

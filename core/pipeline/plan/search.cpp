@@ -1,4 +1,4 @@
-// Chronological branch and bound over schedules (see plan_search.h).
+// Chronological branch and bound over schedules (see plan/search.h).
 //
 // Branching. A node is a partial schedule in which every started op starts
 // no later than any op still to start. Its decision device is the one that
@@ -26,12 +26,12 @@
 // arrive no later (clamped to the current time) is at least as good. The
 // table keys states by a hash of the discrete part and keeps the time
 // vectors seen, pruning a node that one of them dominates.
-#include "core/pipeline/plan_search.h"
+#include "core/pipeline/plan/search.h"
 
 #include <algorithm>
 #include <unordered_map>
 
-#include "core/pipeline/plan_bound.h"
+#include "core/pipeline/plan/bound.h"
 
 namespace shardlab::pipeline {
 namespace {

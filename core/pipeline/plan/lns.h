@@ -1,6 +1,6 @@
 // Large neighbourhood search for the planner: free a set of ops, keep every
 // other op on its device and in its device order, and let the exact search
-// (plan_search.h) improve the schedule inside. The neighbourhoods follow the
+// (plan/search.h) improve the schedule inside. The neighbourhoods follow the
 // shape of pipeline schedules: a time window over all devices, a window over
 // a few neighbouring devices, whole micro-batches, and whole placement
 // groups (which may then move to another device).
@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/pipeline/plan_graph.h"
+#include "core/pipeline/plan/graph.h"
 #include "core/rng.h"
 
 namespace shardlab::pipeline {

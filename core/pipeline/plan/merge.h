@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/pipeline/plan_graph.h"
+#include "core/pipeline/plan/graph.h"
 
 namespace shardlab::pipeline {
 

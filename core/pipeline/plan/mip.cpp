@@ -5,8 +5,8 @@
 // ILP of Qi et al. 2024). Two reductions keep it smaller without losing an
 // optimum: pairs already ordered by the transitive closure of the arcs get
 // no binary, and identical micro-batches run in rank order (the symmetry
-// rule of plan_search.cpp), which orders many more pairs.
-#include "core/pipeline/mip.h"
+// rule of plan/search.cpp), which orders many more pairs.
+#include "core/pipeline/plan/mip.h"
 
 #include <algorithm>
 #include <cmath>

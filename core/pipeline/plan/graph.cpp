@@ -2,7 +2,7 @@
 // orders, and a from-scratch check of a planned schedule. The check here is
 // the planner's own guard; schedules leaving the planner are checked again
 // by the pipeline's independent checker.
-#include "core/pipeline/plan_graph.h"
+#include "core/pipeline/plan/graph.h"
 
 #include <algorithm>
 #include <numeric>

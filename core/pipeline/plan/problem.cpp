@@ -1,6 +1,6 @@
 // Conversions between the pipeline model and the planner's view (see
-// plan_problem.h).
-#include "core/pipeline/plan_problem.h"
+// plan/problem.h).
+#include "core/pipeline/plan/problem.h"
 
 #include <algorithm>
 

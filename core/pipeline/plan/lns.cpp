@@ -1,14 +1,14 @@
-// Large neighbourhood search (see plan_lns.h): Shaw's scheme (1998) with the
+// Large neighbourhood search (see plan/lns.h): Shaw's scheme (1998) with the
 // planner's exact search as the repair step. Tying the kept ops by arcs in
 // their device order keeps the restricted problem a PlanGraph, so the same
 // search, bounds and symmetry rules apply inside; any schedule it finds is a
 // schedule of the original graph, since the restriction only adds arcs and
 // pins groups.
-#include "core/pipeline/plan_lns.h"
+#include "core/pipeline/plan/lns.h"
 
 #include <algorithm>
 
-#include "core/pipeline/plan_search.h"
+#include "core/pipeline/plan/search.h"
 
 namespace shardlab::pipeline {
 

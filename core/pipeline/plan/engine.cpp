@@ -1,4 +1,4 @@
-// The planner's anytime portfolio (see plan_engine.h). Work is handed out
+// The planner's anytime portfolio (see plan/engine.h). Work is handed out
 // as credit per technique in proportion to its share, so a long run of
 // small steps does the same as one big step, whatever the caller's slicing.
 //
@@ -9,14 +9,14 @@
 // order cycles through the priority rules with restarts on a growing node
 // budget (Luby-like), which makes it robust to one bad rule on a given
 // shape of problem.
-#include "core/pipeline/plan_engine.h"
+#include "core/pipeline/plan/engine.h"
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
-#include "core/pipeline/plan_bound.h"
-#include "core/pipeline/plan_lns.h"
-#include "core/pipeline/plan_search.h"
+#include "core/pipeline/plan/bound.h"
+#include "core/pipeline/plan/lns.h"
+#include "core/pipeline/plan/search.h"
 #include "core/rng.h"
 
 namespace shardlab::pipeline {

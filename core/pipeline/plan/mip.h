@@ -24,7 +24,7 @@
 #include <map>
 #include <string>
 
-#include "core/pipeline/plan_graph.h"
+#include "core/pipeline/plan/graph.h"
 #include "core/status.h"
 
 namespace shardlab::pipeline {

@@ -1,4 +1,4 @@
-// Lower bounds for the planner (see plan_bound.h). The job-shop bound of
+// Lower bounds for the planner (see plan/bound.h). The job-shop bound of
 // Carlier and Pinson: relax every device to a one-machine problem with
 // heads and tails and solve it preemptively (Jackson's rule), which is exact
 // for the relaxation and takes O(n log n). Heads are recomputed at every
@@ -15,7 +15,7 @@
 // longest first (the matching that least delays the later heads) and all
 // the least tail of the raising ops. Only devices whose groups are all
 // placed get the look-ahead: a group placed later could bring frees.
-#include "core/pipeline/plan_bound.h"
+#include "core/pipeline/plan/bound.h"
 
 #include <algorithm>
 

@@ -1,6 +1,6 @@
 // The planner's exact search: depth-first branch and bound over schedules,
 // built chronologically (every semi-active schedule is reachable, each
-// through one path), with the bounds of plan_bound.h, symmetry breaking for
+// through one path), with the bounds of plan/bound.h, symmetry breaking for
 // identical micro-batches and for identical empty devices, and a table of
 // dominated states. Also runs randomised dives (greedy descents with noisy
 // priorities, no backtracking) that the planner uses as list scheduling.
@@ -20,7 +20,7 @@
 #include <memory>
 #include <vector>
 
-#include "core/pipeline/plan_graph.h"
+#include "core/pipeline/plan/graph.h"
 #include "core/rng.h"
 
 namespace shardlab::pipeline {

@@ -9,7 +9,7 @@
 //   - randomised dives (list scheduling with noisy priorities);
 //   - large neighbourhood search: some ops are freed, the others keep their
 //     device and order, and the search improves the incumbent inside
-//     (plan_lns.cpp).
+//     (plan/lns.cpp).
 // Warm starts come through offer() (generated schedules, HEFT, a merged
 // plan refined).
 //
@@ -22,7 +22,7 @@
 #include <memory>
 #include <string>
 
-#include "core/pipeline/plan_graph.h"
+#include "core/pipeline/plan/graph.h"
 
 namespace shardlab::pipeline {
 
@@ -42,7 +42,7 @@ class PlanEngine {
  public:
   // `relaxation`, when given, is a graph whose optimum is no larger than the
   // optimum of the problem the schedules solve but which `graph` cannot
-  // express (overlapped F&B pairs: see pair_relaxation in plan_problem.h).
+  // express (overlapped F&B pairs: see pair_relaxation in plan/problem.h).
   // Bounds then come from it alone: the prover searches it, and the
   // improver's exhausted probes (which only cover `graph`) prove nothing.
   PlanEngine(PlanGraph graph, const EngineConfig& config,

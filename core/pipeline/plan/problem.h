@@ -1,5 +1,5 @@
 // Between the pipeline model (model.h, simulate.h) and the planner's own
-// view (plan_graph.h): an Expansion becomes a PlanGraph (one op per
+// view (plan/graph.h): an Expansion becomes a PlanGraph (one op per
 // operation, one group per unit, memory as peak and net), a planned
 // schedule becomes a Timeline, and a Timeline (a generated, imported or
 // offered schedule) becomes a planned schedule.
@@ -8,7 +8,7 @@
 #include <memory>
 
 #include "core/pipeline/model.h"
-#include "core/pipeline/plan_graph.h"
+#include "core/pipeline/plan/graph.h"
 #include "core/pipeline/simulate.h"
 #include "core/status.h"
 
@@ -16,7 +16,7 @@ namespace shardlab::pipeline {
 
 // The planner's view of an expansion. Symmetry classes: in the stages form
 // every (unit, kind) is a class ranked by micro-batch (the chain exchange
-// argument of plan_search.cpp holds there); in the operators form only the
+// argument of plan/search.cpp holds there); in the operators form only the
 // forwards of the first source operator are ranked, which renames whole
 // micro-batches and so holds for every graph.
 Result<PlanGraph> plan_graph_of(const Expansion& expansion);

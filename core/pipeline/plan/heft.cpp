@@ -2,7 +2,7 @@
 // placements an arc's groups allow: zero for a group with itself, the arc's
 // delay between fixed groups on different devices, and otherwise the delay
 // times the share of device pairs that differ.
-#include "core/pipeline/heft.h"
+#include "core/pipeline/plan/heft.h"
 
 #include <algorithm>
 

@@ -6,7 +6,7 @@
 // random-DAG benchmark.
 #pragma once
 
-#include "core/pipeline/plan_graph.h"
+#include "core/pipeline/plan/graph.h"
 
 namespace shardlab::pipeline {
 
