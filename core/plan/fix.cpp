@@ -68,6 +68,7 @@ bool Fix::empty() const {
 
 Result<Fix> parse_fix(std::string_view text) {
   Fix fix;
+  if (text.empty()) return fix;
   size_t pos = 0;
   while (pos <= text.size()) {
     size_t comma = text.find(',', pos);

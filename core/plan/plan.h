@@ -155,5 +155,8 @@ PlanResult finish_plan(PlanCosts* costs, const Cluster& cluster, const Training&
 // "memory", "breakdown_s", "lower_bound_s", "gap", "proven", "alternatives", ...};
 // README's plan-lab section lists every field. indent < 0: one line.
 std::string plan_json(const PlanResult& result, int indent = 2);
+// The CLI's text: the plan card, memory against the limit, the time
+// breakdown, bound and gap, the why-not table and sizing.
+std::string plan_text(const PlanResult& result);
 
 }  // namespace shardlab::plan

@@ -2,6 +2,7 @@
 #include "core/plan/report.h"
 
 #include <cmath>
+#include <cstdarg>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -404,6 +405,148 @@ std::string plan_json(const PlanResult& r, int indent) {
   search["work"] = r.counters.work;
   out["search"] = search;
   return out.dump(indent);
+}
+
+namespace {
+
+std::string format(const char* pattern, ...) __attribute__((format(printf, 1, 2)));
+std::string format(const char* pattern, ...) {
+  char text[512];
+  va_list args;
+  va_start(args, pattern);
+  std::vsnprintf(text, sizeof text, pattern, args);
+  va_end(args);
+  return text;
+}
+
+// 1234567 -> "1,234,567".
+std::string grouped(int64_t value) {
+  std::string digits = std::to_string(value < 0 ? -value : value);
+  std::string out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return value < 0 ? "-" + out : out;
+}
+
+std::string layers_text(const std::vector<int32_t>& layers) {
+  std::string out;
+  for (int32_t n : layers) out += (out.empty() ? "" : " ") + std::to_string(n);
+  return out;
+}
+
+std::string plan_line(const Plan& p) {
+  std::string out = "tp " + std::to_string(p.tp);
+  if (p.sequence_parallel) out += " (sequence parallel)";
+  out += ", pp " + std::to_string(p.pp);
+  if (p.vpp > 1) out += " x " + std::to_string(p.vpp) + " chunks";
+  out += ", dp " + std::to_string(p.dp);
+  if (p.ep > 1) out += ", ep " + std::to_string(p.ep);
+  out += ", ZeRO " + std::to_string(p.zero) + ", " + p.schedule + ", micro-batch " +
+         std::to_string(p.microbatch_size) + " x " + std::to_string(p.microbatches) +
+         ", recompute " + recompute_label(p.recompute);
+  return out;
+}
+
+}  // namespace
+
+std::string plan_text(const PlanResult& r) {
+  std::string out;
+  out += "plan for " + r.model.name + " on " + std::to_string(r.cluster.gpus()) + " GPUs (" +
+         r.cluster.name + ", " + std::to_string(r.cluster.nodes) + " x " +
+         std::to_string(r.cluster.gpus_per_node) + " " + r.cluster.gpu_name + "), global batch " +
+         std::to_string(r.training.global_batch) + " x " + std::to_string(r.training.seq) +
+         " tokens";
+  if (!r.fix.empty()) out += ", --fix " + fix_text(r.fix);
+  out += "\n\n";
+  if (!r.found) {
+    out += "no plan fits: ";
+    if (r.needs_bytes > 0) {
+      out += "needs " + gigabytes(r.needs_bytes) + " per GPU with the least-memory plan (" +
+             plan_line(r.needs_plan) + "), the GPU has " +
+             gigabytes(static_cast<int64_t>(r.cluster.memory_GB * 1e9));
+    } else {
+      out += "no plan of the decision space applies here";
+    }
+    if (r.sizing.smallest_gpus > 0) {
+      out += "; fits on " + std::to_string(r.sizing.smallest_gpus) + " GPUs";
+    }
+    out += "\n";
+    return out;
+  }
+  const StepResult& b = r.best;
+  out += "  " + plan_line(b.plan) + "\n";
+  out += "  layers per stage: " + layers_text(b.plan.stage_layers) + "\n";
+  if (!b.layout.empty()) out += "  layer layout: " + b.layout + "\n";
+  out += "\n";
+  out +=
+      format("step time    %.4f s   %s tokens/s, %.1f TFLOP/s per GPU, MFU %.1f%%\n", b.step_time_s,
+             grouped(std::llround(b.tokens_per_s)).c_str(), b.tflops_per_gpu, 100 * b.mfu);
+  out += format("lower bound  %.4f s   gap %.2f%%%s\n", r.lower_bound_s, 100 * r.gap,
+                r.proven ? " (proven optimal)" : "");
+  out += "\n";
+  const MemoryReport& m = b.memory;
+  out += format("memory per GPU (device %d, the fullest)      GB\n", m.device);
+  const auto mem_row = [&out](const char* name, int64_t bytes) {
+    out += format("  %-28s %12.2f\n", name, static_cast<double>(bytes) / 1e9);
+  };
+  mem_row("parameters", m.parameters);
+  mem_row("gradients", m.gradients);
+  mem_row("optimizer state", m.optimizer);
+  mem_row("activations", m.activations);
+  const int width = 40;
+  const double share = std::min(1.0, static_cast<double>(m.peak) / static_cast<double>(m.limit));
+  const int filled = static_cast<int>(std::lround(share * width));
+  out += format("  %-28s %12.2f of %.2f  [%s%s]\n", "total", static_cast<double>(m.peak) / 1e9,
+                static_cast<double>(m.limit) / 1e9, std::string(filled, '#').c_str(),
+                std::string(width - filled, '.').c_str());
+  out += format("  (one layer's activations per micro-batch: %.1f MB)\n",
+                static_cast<double>(m.activation_per_layer_bytes) / 1e6);
+  out += "\n";
+  const TimeBreakdown& t = b.breakdown;
+  out += format("time of the critical device (%d)              s    share\n", b.critical_device);
+  const auto time_row = [&out, &b](const char* name, double s) {
+    out += format("  %-28s %12.4f %7.1f%%\n", name, s, 100 * s / b.step_time_s);
+  };
+  time_row("compute", t.compute_s);
+  time_row("tensor-parallel comm", t.tp_comm_s);
+  time_row("data-parallel comm", t.dp_comm_s);
+  time_row("pipeline bubble", t.pp_bubble_s);
+  time_row("point-to-point", t.p2p_s);
+  if (!r.alternatives.empty()) {
+    out += "\nwhy not                                          step s   vs plan\n";
+    for (const Alternative& a : r.alternatives) {
+      if (a.fits) {
+        out +=
+            format("  %-44s %10.4f  %+7.1f%%\n", a.name.c_str(), a.step_time_s, 100 * a.difference);
+      } else {
+        out += format("  %-44s %s\n", a.name.c_str(),
+                      (a.applicable ? a.reason : "n/a: " + a.reason).c_str());
+      }
+    }
+  }
+  if (r.sizing.smallest_gpus > 0) {
+    out += "\nsizing: the least GPUs where a plan fits: " + std::to_string(r.sizing.smallest_gpus) +
+           "\n";
+  }
+  if (!r.sizing.sweep.empty()) {
+    out += "\nsweep          GPUs      step s   plan\n";
+    for (const SizingPoint& p : r.sizing.sweep) {
+      if (p.fits) {
+        out += format("  %18lld %11.4f   %s\n", static_cast<long long>(p.gpus), p.step_time_s,
+                      plan_line(p.plan).c_str());
+      } else {
+        out += format("  %18lld %11s   %s\n", static_cast<long long>(p.gpus), "-",
+                      p.needs_bytes > 0 ? ("needs " + gigabytes(p.needs_bytes) + " per GPU").c_str()
+                                        : "no plan");
+      }
+    }
+  }
+  out += "\nsearch: " + grouped(r.counters.configurations) + " configurations, " +
+         grouped(r.counters.split_solves) + " split solves, " + grouped(r.counters.timed) +
+         " splits timed (" + grouped(r.counters.simulations) + " simulations)\n";
+  return out;
 }
 
 }  // namespace shardlab::plan
