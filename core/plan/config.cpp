@@ -21,18 +21,6 @@ Status invalid(std::string message) {
   return Status(StatusCode::kInvalidArgument, std::move(message));
 }
 
-const char* recompute_text(Recompute r) {
-  switch (r) {
-    case Recompute::kNone:
-      return "none";
-    case Recompute::kSelective:
-      return "selective";
-    case Recompute::kFull:
-      return "full";
-  }
-  return "none";
-}
-
 // The group {start + j * stride : j < count} on nodes of g ranks: the most
 // ranks it has on one node, and how many nodes it touches.
 GroupShape group_shape(int64_t start, int64_t stride, int64_t count, int32_t g) {
@@ -239,7 +227,7 @@ std::string plan_summary(const Plan& plan) {
   out += " vpp=" + std::to_string(plan.vpp) + " sp=" + (plan.sequence_parallel ? "on" : "off") +
          " zero=" + std::to_string(plan.zero) + " " + plan.schedule +
          " mbs=" + std::to_string(plan.microbatch_size) +
-         " m=" + std::to_string(plan.microbatches) + " recompute=" + recompute_text(plan.recompute);
+         " m=" + std::to_string(plan.microbatches) + " recompute=" + recompute_name(plan.recompute);
   return out;
 }
 

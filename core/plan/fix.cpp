@@ -35,32 +35,6 @@ Status invalid(std::string message) {
 
 }  // namespace
 
-const char* recompute_label(Recompute r) {
-  switch (r) {
-    case Recompute::kNone:
-      return "none";
-    case Recompute::kSelective:
-      return "selective";
-    case Recompute::kFull:
-      return "full";
-  }
-  return "none";
-}
-
-bool parse_recompute_label(std::string_view text, Recompute* out) {
-  const std::string t = lower(text);
-  if (t == "none" || t == "off") {
-    *out = Recompute::kNone;
-  } else if (t == "selective") {
-    *out = Recompute::kSelective;
-  } else if (t == "full") {
-    *out = Recompute::kFull;
-  } else {
-    return false;
-  }
-  return true;
-}
-
 bool Fix::empty() const {
   return !tp && !pp && !dp && !ep && !vpp && !sequence_parallel && !zero && !schedule &&
          !microbatch_size && !microbatches && !recompute && !stage_layers;
@@ -132,7 +106,7 @@ Result<Fix> parse_fix(std::string_view text) {
       fix.schedule = canonical;
     } else if (key == "recompute") {
       Recompute r;
-      if (!parse_recompute_label(value, &r)) return bad(item, "none, selective or full");
+      if (!parse_recompute(value, &r)) return bad(item, "none, selective or full");
       fix.recompute = r;
     } else if (key == "layers" || key == "stages") {
       std::vector<int32_t> layers;
@@ -171,7 +145,7 @@ std::string fix_text(const Fix& fix) {
   if (fix.schedule) add("schedule=" + *fix.schedule);
   if (fix.microbatch_size) add("mbs=" + str(*fix.microbatch_size));
   if (fix.microbatches) add("microbatches=" + str(*fix.microbatches));
-  if (fix.recompute) add(std::string("recompute=") + recompute_label(*fix.recompute));
+  if (fix.recompute) add(std::string("recompute=") + recompute_name(*fix.recompute));
   if (fix.stage_layers) {
     std::string list;
     for (int32_t n : *fix.stage_layers) list += (list.empty() ? "" : "/") + str(n);

@@ -46,9 +46,5 @@ bool fix_admits(const Fix& fix, const Plan& plan);
 // One line when no plan can satisfy the fix on this model, cluster and batch.
 Status check_fix(const Fix& fix, const ModelFacts& model, const Cluster& cluster,
                  const Training& training);
-// The names the plan lab prints and parses for recomputation (model.h's
-// recompute_name/parse_recompute, usable before those land).
-const char* recompute_label(Recompute r);
-bool parse_recompute_label(std::string_view text, Recompute* out);
 
 }  // namespace shardlab::plan

@@ -81,7 +81,7 @@ ordered_json plan_object(const Plan& p) {
   o["schedule"] = p.schedule;
   o["microbatch_size"] = p.microbatch_size;
   o["microbatches"] = p.microbatches;
-  o["recompute"] = recompute_label(p.recompute);
+  o["recompute"] = recompute_name(p.recompute);
   o["sequence_parallel"] = p.sequence_parallel;
   o["zero"] = p.zero;
   o["stages"] = p.stage_layers;
@@ -445,7 +445,7 @@ std::string plan_line(const Plan& p) {
   if (p.ep > 1) out += ", ep " + std::to_string(p.ep);
   out += ", ZeRO " + std::to_string(p.zero) + ", " + p.schedule + ", micro-batch " +
          std::to_string(p.microbatch_size) + " x " + std::to_string(p.microbatches) +
-         ", recompute " + recompute_label(p.recompute);
+         ", recompute " + recompute_name(p.recompute);
   return out;
 }
 
