@@ -60,10 +60,11 @@ PlanResult finish_plan(PlanCosts* costs, const Cluster& cluster, const Training&
     result.needs_plan = needs.plan;
   }
   if (options.alternatives && result.found) {
-    result.alternatives = alternatives(costs, cluster, training, fix, options, result.best);
+    result.alternatives =
+        alternatives(costs, cluster, training, fix, options, result.best, planner.caches());
   }
   if (options.sizing || options.sweep) {
-    result.sizing = sizing(costs, cluster, training, fix, options, result);
+    result.sizing = sizing(costs, cluster, training, fix, options, result, planner.caches());
   }
   return result;
 }

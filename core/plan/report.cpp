@@ -25,9 +25,9 @@ struct Pinned {
 };
 
 Pinned run_pinned(PlanCosts* costs, const Cluster& cluster, const Training& training,
-                  const Fix& fix, const PlanOptions& options) {
+                  const Fix& fix, const PlanOptions& options, SearchCaches* caches) {
   Pinned out;
-  Planner planner(costs, cluster, training, fix, options.search);
+  Planner planner(costs, cluster, training, fix, options.search, caches);
   if (!planner.status().is_ok()) return out;
   while (!planner.finished() && planner.counters().work < options.side_work) {
     planner.step(std::min<int64_t>(256, options.side_work - planner.counters().work));
@@ -98,7 +98,8 @@ std::string gigabytes(int64_t bytes) {
 
 std::vector<Alternative> alternatives(PlanCosts* costs, const Cluster& cluster,
                                       const Training& training, const Fix& fix,
-                                      const PlanOptions& options, const StepResult& best) {
+                                      const PlanOptions& options, const StepResult& best,
+                                      SearchCaches* caches) {
   const Plan& b = best.plan;
   const ModelFacts& facts = costs->facts();
   const int32_t g = cluster.gpus_per_node;
@@ -129,7 +130,7 @@ std::vector<Alternative> alternatives(PlanCosts* costs, const Cluster& cluster,
       out.push_back(a);
       return;
     }
-    const Pinned run = run_pinned(costs, cluster, training, *merged, options);
+    const Pinned run = run_pinned(costs, cluster, training, *merged, options, caches);
     if (run.found) {
       a.fits = true;
       a.plan = run.best.plan;
@@ -218,7 +219,7 @@ std::vector<Alternative> alternatives(PlanCosts* costs, const Cluster& cluster,
 }
 
 Sizing sizing(PlanCosts* costs, const Cluster& cluster, const Training& training, const Fix& fix,
-              const PlanOptions& options, const PlanResult& result) {
+              const PlanOptions& options, const PlanResult& result, SearchCaches* caches) {
   Sizing out;
   Fix free = fix;
   free.dp.reset();
@@ -243,7 +244,7 @@ Sizing sizing(PlanCosts* costs, const Cluster& cluster, const Training& training
       Cluster c = cluster;
       c.nodes = nodes;
       if (!check_fix(free, costs->facts(), c, training).is_ok()) continue;
-      Planner planner(costs, c, training, free, options.search);
+      Planner planner(costs, c, training, free, options.search, caches);
       const Planner::NeedsMemory least = planner.least_memory(limit);
       if (least.any && least.bytes <= limit) {
         out.smallest_gpus = c.gpus();
@@ -258,7 +259,7 @@ Sizing sizing(PlanCosts* costs, const Cluster& cluster, const Training& training
       SizingPoint point;
       point.gpus = c.gpus();
       if (check_fix(free, costs->facts(), c, training).is_ok()) {
-        const Pinned run = run_pinned(costs, c, training, free, options);
+        const Pinned run = run_pinned(costs, c, training, free, options, caches);
         point.fits = run.found;
         if (run.found) {
           point.step_time_s = run.best.step_time_s;
@@ -397,6 +398,7 @@ std::string plan_json(const PlanResult& r, int indent) {
   ordered_json search;
   search["configurations"] = r.counters.configurations;
   search["split_solves"] = r.counters.split_solves;
+  search["orders"] = r.counters.orders;
   search["simulations"] = r.counters.simulations;
   search["timed"] = r.counters.timed;
   search["pruned_memory"] = r.counters.pruned_memory;

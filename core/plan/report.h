@@ -18,13 +18,14 @@ namespace shardlab::plan {
 // those that equal the chosen plan's decisions are left out.
 std::vector<Alternative> alternatives(PlanCosts* costs, const Cluster& cluster,
                                       const Training& training, const Fix& fix,
-                                      const PlanOptions& options, const StepResult& best);
+                                      const PlanOptions& options, const StepResult& best,
+                                      SearchCaches* caches);
 
 // The smallest GPU count (whole nodes) where some plan of the fix (its dp
 // left free) fits, and with options.sweep the best step time at 1, 2, 4, ...
 // nodes up to twice the cluster.
 Sizing sizing(PlanCosts* costs, const Cluster& cluster, const Training& training, const Fix& fix,
-              const PlanOptions& options, const PlanResult& result);
+              const PlanOptions& options, const PlanResult& result, SearchCaches* caches);
 
 // "93.1 GB" (1e9 bytes, one decimal).
 std::string gigabytes(int64_t bytes);

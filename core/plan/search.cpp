@@ -88,8 +88,9 @@ struct Planner::Impl {
   std::vector<Config> configs;
   std::map<int32_t, std::unique_ptr<Active>> active;
   std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> queue;
-  InflightCache profiles;
-  SimCache sims;
+  SearchCaches own_caches;
+  SearchCaches* caches = &own_caches;
+  int64_t orders_before = 0, simulations_before = 0;
   SearchCounters counters;
   bool enumerated = false;
   size_t next_to_bound = 0;  // level 0: configurations bounded so far
@@ -266,7 +267,8 @@ void Planner::Impl::refine(const Entry& e) {
   }
   // Level 1: the splits that fit, best first.
   Result<const InflightProfile*> profile =
-      profiles.get(model.shape(), model.devices(), model.microbatches());
+      caches->profiles.get(model.shape(), model.devices(), model.microbatches());
+  counters.orders = caches->profiles.generated() - orders_before;
   if (!profile.is_ok()) {
     reject(profile.status());
     return;
@@ -293,12 +295,13 @@ void Planner::Impl::enumerate_split(const Entry& e) {
   SplitSpace& space = *a.space;
   if (space.complete(e.node)) {
     // Time this split exactly.
+    SimCache& sims = caches->sims;
     const int64_t ops_before = sims.simulated_ops();
     EvaluateOptions eo;
     eo.checked = false;
     eo.breakdown = false;
     Result<StepResult> r = evaluate_split(a.model, space.layers(e.node), *a.profile, &sims, eo);
-    counters.simulations = sims.simulations();
+    counters.simulations = sims.simulations() - simulations_before;
     counters.work += (sims.simulated_ops() - ops_before) / 1000;
     ++counters.timed;
     if (!r.is_ok()) {
@@ -332,9 +335,12 @@ void Planner::Impl::fixed_split_space(Active* a) {
 }
 
 Planner::Planner(PlanCosts* costs, const Cluster& cluster, const Training& training, const Fix& fix,
-                 const SearchOptions& options)
+                 const SearchOptions& options, SearchCaches* caches)
     : impl_(std::make_unique<Impl>()) {
   Impl& s = *impl_;
+  if (caches) s.caches = caches;
+  s.orders_before = s.caches->profiles.generated();
+  s.simulations_before = s.caches->sims.simulations();
   s.costs = costs;
   s.cluster = cluster;
   s.training = training;
@@ -394,6 +400,7 @@ double Planner::lower_bound_s() const {
 }
 
 const SearchCounters& Planner::counters() const { return impl_->counters; }
+SearchCaches* Planner::caches() { return impl_->caches; }
 const std::string& Planner::first_rejection() const { return impl_->first_rejection; }
 
 Planner::NeedsMemory Planner::least_memory(int64_t stop_below) {
@@ -413,7 +420,7 @@ Planner::NeedsMemory Planner::least_memory(int64_t stop_below) {
   for (const auto& [cheap, id] : order) {
     if (cheap >= best) break;
     Result<StageModel> model = s.model_of(s.configs[id]);
-    Result<const InflightProfile*> profile = s.profiles.get(
+    Result<const InflightProfile*> profile = s.caches->profiles.get(
         model.value().shape(), model.value().devices(), model.value().microbatches());
     if (!profile.is_ok()) continue;
     const LeastMemory least = least_memory_split(model.value(), *profile.value());

@@ -21,6 +21,7 @@
 
 #include "core/plan/costs.h"
 #include "core/plan/fix.h"
+#include "core/plan/inflight.h"
 #include "core/plan/model.h"
 #include "core/plan/step_model.h"
 #include "core/status.h"
@@ -34,7 +35,8 @@ struct SearchOptions {
 
 struct SearchCounters {
   int64_t configurations = 0;  // enumerated
-  int64_t split_solves = 0;    // stage DPs run (level 1)
+  int64_t split_solves = 0;    // stage DPs run (levels 0 and 1)
+  int64_t orders = 0;          // schedule orders generated for in-flight counts (inflight.h)
   int64_t simulations = 0;     // step-model timelines run (distinct problems)
   int64_t timed = 0;           // configurations timed exactly (level 2)
   int64_t pruned_memory = 0;   // dropped: no split fits
@@ -43,12 +45,20 @@ struct SearchCounters {
   int64_t work = 0;            // the deterministic work counter step() spends
 };
 
+// What searches of one model on one kind of cluster can share: schedule
+// orders' in-flight counts and simulated timelines (both keyed by their
+// whole input, so sharing changes no answer, only the work).
+struct SearchCaches {
+  InflightCache profiles;
+  SimCache sims;
+};
+
 class Planner {
  public:
-  // The costs must outlive the searcher. status() is not OK when the fix
-  // cannot be satisfied (check_fix's line).
+  // The costs (and caches, when given) must outlive the planner. status()
+  // is not OK when the fix cannot be satisfied (check_fix's line).
   Planner(PlanCosts* costs, const Cluster& cluster, const Training& training, const Fix& fix,
-          const SearchOptions& options);
+          const SearchOptions& options, SearchCaches* caches = nullptr);
   ~Planner();
   Planner(const Planner&) = delete;
   Planner& operator=(const Planner&) = delete;
@@ -76,6 +86,8 @@ class Planner {
   NeedsMemory least_memory(int64_t stop_below = 0);
   // The first reason a configuration was rejected (for "no plan" messages).
   const std::string& first_rejection() const;
+  // The caches it uses (its own, or those it was given).
+  SearchCaches* caches();
 
  private:
   struct Impl;

@@ -14,7 +14,8 @@ namespace shardlab::plan {
 namespace {
 
 constexpr double kUsPerS = 1e6;
-constexpr double kBytesPerMB = 1e6;
+// Memory goes to the pipeline lab in bytes: integers, which its expansion
+// keeps exactly (a fraction of MB would be rounded to its decimal scale).
 
 // The pipeline lab keeps six decimals of every input (model.h): the key
 // holds exactly what its expansion will see.
@@ -50,8 +51,7 @@ SimOutcome outcome_of(const pipeline::Expansion& e, const pipeline::Timeline& ti
   }
   out.makespan_s = e.time_value(metrics.makespan) / kUsPerS;
   for (int32_t d = 0; d < e.devices; ++d) {
-    out.peak_activation_bytes.push_back(
-        std::llround(e.mem_value(metrics.peak_activation[d]) * kBytesPerMB));
+    out.peak_activation_bytes.push_back(std::llround(e.mem_value(metrics.peak_activation[d])));
   }
   return out;
 }
@@ -116,8 +116,8 @@ pipeline::Problem timeline_problem(const StageModel& model, const std::vector<St
     s.f = stages[k].f_s * kUsPerS;
     s.b = stages[k].b_s * kUsPerS;
     s.w = stages[k].w_s * kUsPerS;
-    s.act = static_cast<double>(stages[k].act_bytes) / kBytesPerMB;
-    s.keep = static_cast<double>(stages[k].keep_bytes) / kBytesPerMB;
+    s.act = static_cast<double>(stages[k].act_bytes);
+    s.keep = static_cast<double>(stages[k].keep_bytes);
     s.comm = k + 1 < model.stages() ? model.edge_s(k) * kUsPerS : 0;
     problem.stages.push_back(s);
   }

@@ -4,7 +4,7 @@
 //   1. the stages' F, B, W per micro-batch, their activations and parameters,
 //      and the stage-to-stage delays (stage_model.h);
 //   2. the pipeline timeline: an explicit-stages problem of the pipeline lab
-//      (times in microseconds, memory in MB) run by its generator and
+//      (times in microseconds, memory in bytes) run by its generator and
 //      simulator under the plan's schedule (run_schedule with the pipeline
 //      lab's checker for the final answer) -> each device's last end_d;
 //   3. finish_d = end_d + exposed_d (data-parallel traffic after the last
@@ -67,7 +67,7 @@ struct StepResult {
   int32_t critical_device = 0;
   std::vector<DeviceStep> devices;
   std::vector<StageCost> stages;
-  pipeline::Problem timeline;  // the pipeline lab's problem (microseconds, MB)
+  pipeline::Problem timeline;  // the pipeline lab's problem (microseconds, bytes)
   std::string layout;          // the layer's layout, as the costs name it
 };
 
