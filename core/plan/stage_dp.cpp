@@ -109,22 +109,43 @@ void SplitSpace::build_linear(const StageModel& model, const InflightProfile* pr
   work_s_.assign(cells, kInf);
   exposed_s_.assign(cells, 0);
   fits_.assign(cells, 0);
-  std::vector<int64_t> act(S_, 0), keep(S_, 0);
+  // A stage's costs depend on its layers and on whether it holds the
+  // embedding or the head, not on its position otherwise: three kinds.
+  struct KindCost {
+    StageCost stage;
+    double exposed = 0;
+    int64_t state = 0;
+  };
   const int32_t most = L_ - (S_ - 1);
+  std::vector<KindCost> kinds[3];
+  const auto kind_of = [this](int32_t d) { return d == 0 ? 0 : d == S_ - 1 ? 2 : 1; };
+  for (int32_t kind = 0; kind < 3; ++kind) {
+    const int32_t d = kind == 0 ? 0 : kind == 2 ? S_ - 1 : std::min(1, S_ - 1);
+    if (kind_of(d) != kind) continue;  // fewer than three stages
+    kinds[kind].resize(most + 1);
+    for (int32_t l = 1; l <= most; ++l) {
+      KindCost& k = kinds[kind][l];
+      k.stage = model.stage(d, l);
+      const StageCost& s = k.stage;
+      k.exposed = model.exposed_dp_s(s.dense_parameters, s.expert_parameters, s.b_s + s.w_s);
+      if (profile) k.state = model.state(s.dense_parameters, s.expert_parameters).total();
+    }
+  }
+  std::vector<int64_t> act(S_, 0), keep(S_, 0);
   for (int32_t d = 0; d < S_; ++d) {
     for (int32_t l = 1; l <= most; ++l) {
-      const StageCost s = model.stage(d, l);
+      const KindCost& k = kinds[kind_of(d)][l];
+      const StageCost& s = k.stage;
       const size_t c = at(d, l);
       f_s_[c] = s.f_s;
       bw_s_[c] = s.b_s + s.w_s;
       work_s_[c] = s.work_s();
-      exposed_s_[c] = model.exposed_dp_s(s.dense_parameters, s.expert_parameters, s.b_s + s.w_s);
+      exposed_s_[c] = k.exposed;
       bool fits = true;
       if (profile) {
         act[d] = s.act_bytes;
         keep[d] = s.keep_bytes;
-        const StateBytes state = model.state(s.dense_parameters, s.expert_parameters);
-        fits = state.total() + profile->peak_bytes(d, act, keep) + s.transient_bytes <=
+        fits = k.state + profile->peak_bytes(d, act, keep) + s.transient_bytes <=
                model.memory_limit_bytes();
       }
       fits_[c] = fits;
