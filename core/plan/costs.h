@@ -25,8 +25,11 @@ namespace shardlab::plan {
 struct ModelFacts {
   std::string name;
   int32_t layers = 0;  // L: the repeated block's count
-  int64_t hidden = 0;  // h: a micro-batch crosses stages as b x s x h values
-  int32_t heads = 0;   // tensor parallelism must divide them (and kv_heads)
+  int64_t hidden = 0;  // h (reports)
+  // What one sequence sends from a stage to the next (s h 16-bit values for
+  // a transformer; the repeated block's carried tensor for an einsum model).
+  int64_t p2p_bytes_per_sequence = 0;
+  int32_t heads = 0;  // tensor parallelism must divide them (and kv_heads)
   int32_t kv_heads = 0;
   int32_t experts = 0;     // 0: dense; expert parallelism must divide them
   int64_t parameters = 0;  // total elements

@@ -55,10 +55,10 @@ Result<StageModel> StageModel::build(const Plan& config, PlanCosts* costs, const
   m.embedding_ = embedding.value();
   m.head_ = head.value();
 
-  // Stage to stage: b s h values; with t > 1 each rank of the group sends
+  // Stage to stage: b s h values (a transformer); with t > 1 each rank of the group sends
   // 1/t of them (SP's split activations, or Megatron's scatter-gather), and
   // without SP the receiving group all-gathers the slices over its fast links.
-  m.p2p_bytes_ = config.microbatch_size * training.seq * m.facts_.hidden * training.dtype_bytes;
+  m.p2p_bytes_ = config.microbatch_size * m.facts_.p2p_bytes_per_sequence;
   const int64_t slice = m.p2p_bytes_ / config.tp;
   const double regather = config.tp > 1 && !config.sequence_parallel
                               ? m.collective_s(Collective::kAllGather, m.p2p_bytes_, m.layout_.tp)

@@ -31,6 +31,7 @@ class SyntheticCosts : public PlanCosts {
     facts_.name = "synthetic";
     facts_.layers = shape.layers;
     facts_.hidden = shape.hidden;
+    facts_.p2p_bytes_per_sequence = shape.seq * shape.hidden * 2;
     facts_.heads = shape.heads;
     facts_.kv_heads = shape.heads;
     const double h = static_cast<double>(shape.hidden), L = shape.layers,
