@@ -107,12 +107,14 @@ void SplitSpace::build_linear(const StageModel& model, const InflightProfile* pr
   f_s_.assign(cells, 0);
   bw_s_.assign(cells, 0);
   work_s_.assign(cells, kInf);
+  raw_work_s_.assign(cells, kInf);
   exposed_s_.assign(cells, 0);
   fits_.assign(cells, 0);
   // A stage's costs depend on its layers and on whether it holds the
   // embedding or the head, not on its position otherwise: three kinds.
   struct KindCost {
     StageCost stage;
+    double raw_work = 0;  // without ZeRO-2/3's collectives: linear, so nondecreasing in l
     double exposed = 0;
     int64_t state = 0;
   };
@@ -126,6 +128,7 @@ void SplitSpace::build_linear(const StageModel& model, const InflightProfile* pr
     for (int32_t l = 1; l <= most; ++l) {
       KindCost& k = kinds[kind][l];
       k.stage = model.stage(d, l);
+      k.raw_work = model.stage(d, l, false).work_s();
       const StageCost& s = k.stage;
       k.exposed = model.exposed_dp_s(s.dense_parameters, s.expert_parameters, s.b_s + s.w_s);
       if (profile) k.state = model.state(s.dense_parameters, s.expert_parameters).total();
@@ -140,6 +143,7 @@ void SplitSpace::build_linear(const StageModel& model, const InflightProfile* pr
       f_s_[c] = s.f_s;
       bw_s_[c] = s.b_s + s.w_s;
       work_s_[c] = s.work_s();
+      raw_work_s_[c] = k.raw_work;
       exposed_s_[c] = k.exposed;
       bool fits = true;
       if (profile) {
@@ -179,9 +183,10 @@ void SplitSpace::build_linear(const StageModel& model, const InflightProfile* pr
       for (int32_t l = (d == S_ - 1 ? last : 1); l <= last; ++l) {
         ++evaluated_;
         const size_t c = at(d, l);
+        // Every value from here on is at least h + m (raw work), which only
+        // grows with l: nothing beyond can beat best.
+        if (h + m_ * raw_work_s_[c] >= best) break;
         const double here = h + m_ * work_s_[c];
-        // here only grows with l (m work grows faster than exposure can shrink).
-        if (here >= best) break;
         if (!fits_[c]) continue;
         best = std::min(best, std::max(here + std::max(t, exposed_s_[c]), f_[fi(d + 1, n + l)]));
       }
@@ -258,8 +263,8 @@ void SplitSpace::expand(int32_t id, double below, std::vector<int32_t>* out) {
   const int32_t last = L_ - parent.used - (S_ - 1 - d);
   for (int32_t l = (d == S_ - 1 ? last : 1); l <= last; ++l) {
     const size_t c = at(d, l);
+    if (parent.head + m_ * raw_work_s_[c] >= below) break;  // as in the DP
     const double here = parent.head + m_ * work_s_[c];
-    if (here >= below) break;
     if (!fits_[c]) continue;
     const double term = here + std::max(fused_ ? parent.tail : 0.0, exposed_s_[c]);
     Node child;

@@ -72,7 +72,7 @@ class SplitSpace {
   double bound_ = kNone;
   int64_t evaluated_ = 0;
   // Linear: per (stage, layers) F, B + W, work, exposure, fit; f(d, n).
-  std::vector<double> f_s_, bw_s_, work_s_, exposed_s_, f_;
+  std::vector<double> f_s_, bw_s_, work_s_, raw_work_s_, exposed_s_, f_;
   std::vector<char> fits_;
   std::vector<double> edge_s_;
   // Family: the members that fit, by bound.

@@ -112,7 +112,15 @@ StageCost StageModel::stage(int32_t k, int32_t n, bool with_zero) const {
   s.w_s = wc + wm;
   s.compute_s = fc + bc + wc;
   s.tp_comm_s = fm + bm + wm;
-  // ZeRO's per-micro-batch collectives, prefetched under the compute.
+  // ZeRO's per-micro-batch collectives, prefetched layer by layer under the
+  // compute (FSDP's order): the first layer's gather (the last layer's
+  // reduce-scatter) cannot hide, the rest hides under the larger of the two.
+  // With n pieces of equal compute c and collective g:
+  //   g + (n - 1) max(c, g) + c = max(C, G) + min(C, G) / n.
+  const auto overlap = [pieces = std::max(1, n + (first ? 1 : 0) + (last ? 1 : 0))](
+                           double compute, double collective) {
+    return std::max(compute, collective) + std::min(compute, collective) / pieces;
+  };
   if (with_zero && config_.zero >= 2 && config_.dp > 1) {
     const int64_t dense = s.dense_parameters * dtype_bytes_;
     const int64_t expert = s.expert_parameters * dtype_bytes_;
@@ -122,10 +130,10 @@ StageCost StageModel::stage(int32_t k, int32_t n, bool with_zero) const {
     if (config_.zero == 3) {
       const double ag = dp_collective_s(Collective::kAllGather, false, dense) +
                         dp_collective_s(Collective::kAllGather, true, expert);
-      s.f_s = std::max(s.f_s, ag);
-      s.b_s = std::max(s.b_s, ag);
+      s.f_s = overlap(s.f_s, ag);
+      s.b_s = overlap(s.b_s, ag);
     }
-    s.w_s = std::max(s.w_s, rs);
+    s.w_s = overlap(s.w_s, rs);
     s.zero_comm_s = s.f_s + s.b_s + s.w_s - before;
   }
   return s;

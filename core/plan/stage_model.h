@@ -6,9 +6,11 @@
 //     F = n F_layer + F_emb + F_head                      (compute + the layout's collectives)
 //     B = n B_layer + ... + recomputation: full n F_layer, selective n A_layer (attention core)
 //     W = n W_layer + ...
-//     ZeRO-3: F = max(F, AG), B = max(B, AG), W = max(W, RS); ZeRO-2: W = max(W, RS)
-//       (the stage's parameters gathered and its gradients reduce-scattered over data
-//       parallelism for every micro-batch, prefetched under the compute)
+//     ZeRO-3: F = F o AG, B = B o AG, W = W o RS; ZeRO-2: W = W o RS, where
+//       x o y = max(x, y) + min(x, y) / n over the stage's n parts (layers, embedding,
+//       head): the stage's parameters gathered and its gradients reduce-scattered over
+//       data parallelism for every micro-batch, layer by layer, each prefetched under the
+//       previous layer's compute (FSDP's order; the first gather cannot hide)
 //   edge k -> k+1: p2p(b s h bytes / t) (Megatron's scatter-gather, or SP's split
 //     activations) + without SP an all-gather of the t slices inside the group;
 //     0 between two stages of one device
