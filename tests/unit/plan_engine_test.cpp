@@ -231,8 +231,12 @@ TEST_CASE("plan inflight: the order's counts give the simulator's peak on any st
 }
 
 TEST_CASE("plan bound: sound against every plan, the DP exact, the search optimal (brute force)") {
-  for (const auto& [nodes, per_node, batch, memory_GB] :
+  for (const auto& space :
        {std::tuple{2, 2, 8, 0.05}, std::tuple{1, 4, 8, 0.03}, std::tuple{2, 2, 4, 1.0}}) {
+    // Plain copies: clang 14 lets no lambda (INFO's) capture structured bindings.
+    const int32_t nodes = std::get<0>(space), per_node = std::get<1>(space);
+    const int64_t batch = std::get<2>(space);
+    const double memory_GB = std::get<3>(space);
     SyntheticCosts costs(small_shape());
     const Cluster cluster = testing::synthetic_cluster(nodes, per_node, memory_GB);
     const Training training = testing::synthetic_training(batch, 128);
