@@ -1,0 +1,97 @@
+// The plan lab's search: every configuration of the decision space, bounded
+// and refined in bound order (A*-like), with a certified lower bound on the
+// best step time. See plan.h for the lifecycle and the contract.
+//
+// Levels of a configuration (every decision but the layers of each stage):
+//   0  enumerated, bounded by relaxation_bound_s() (bound.h: closed form over all splits);
+//   1  its split chosen by the stage DP (stage_dp.h), bounded by the DP's value (the least
+//      bound over its splits that fit in memory), or dropped when no split fits;
+//   2  that split timed exactly by the step model (step_model.h, the pipeline lab's
+//      simulator); the configuration then stays with its DP bound as its residual.
+// The queue pops the least bound; a configuration whose bound reaches the incumbent is
+// never refined (nothing below it can beat the incumbent). The lower bound is the least
+// of the incumbent, the queue's head and the residuals below the incumbent; the search is
+// finished when the queue's head reaches the incumbent, proven when the bound equals it.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/plan/costs.h"
+#include "core/plan/fix.h"
+#include "core/plan/inflight.h"
+#include "core/plan/model.h"
+#include "core/plan/step_model.h"
+#include "core/status.h"
+
+namespace shardlab::plan {
+
+struct SearchOptions {
+  int64_t max_microbatch_size = 16;  // micro-batch sizes tried: divisors of B / d up to this
+  int32_t max_vpp = 8;               // interleaved chunks per device tried: 2 .. this
+};
+
+struct SearchCounters {
+  int64_t configurations = 0;  // enumerated
+  int64_t split_solves = 0;    // stage DPs run (levels 0 and 1)
+  int64_t orders = 0;          // schedule orders generated for in-flight counts (inflight.h)
+  int64_t simulations = 0;     // step-model timelines run (distinct problems)
+  int64_t timed = 0;           // configurations timed exactly (level 2)
+  int64_t pruned_memory = 0;   // dropped: no split fits
+  int64_t pruned_bound = 0;    // left in the queue at or above the incumbent
+  int64_t rejected = 0;        // the costs or the schedule cannot run them
+  int64_t work = 0;            // the deterministic work counter step() spends
+};
+
+// What searches of one model on one kind of cluster can share: schedule
+// orders' in-flight counts and simulated timelines (both keyed by their
+// whole input, so sharing changes no answer, only the work).
+struct SearchCaches {
+  InflightCache profiles;
+  SimCache sims;
+};
+
+class Planner {
+ public:
+  // The costs (and caches, when given) must outlive the planner. status()
+  // is not OK when the fix cannot be satisfied (check_fix's line).
+  Planner(PlanCosts* costs, const Cluster& cluster, const Training& training, const Fix& fix,
+          const SearchOptions& options, SearchCaches* caches = nullptr);
+  ~Planner();
+  Planner(const Planner&) = delete;
+  Planner& operator=(const Planner&) = delete;
+
+  const Status& status() const;
+  // Spends about `work` units (a configuration bounded: 1; a DP: its cells
+  // / 1000; a simulation: its operations / 1000). True when the incumbent
+  // or the bound improved.
+  bool step(int64_t work);
+  bool finished() const;
+  bool proven() const;
+  bool has_best() const;
+  const StepResult& best() const;  // the incumbent's evaluation (timeline unchecked)
+  double best_time_s() const;      // +inf when none
+  double lower_bound_s() const;    // on every plan's step time in the decision space
+  const SearchCounters& counters() const;
+  // The least worst-device memory of any configuration (and its plan),
+  // computed on demand, best first by least_memory_bytes() (bound.h); with
+  // stop_below > 0 it returns as soon as a plan needs at most that much.
+  struct NeedsMemory {
+    int64_t bytes = 0;
+    Plan plan;
+    bool any = false;  // some configuration exists at all
+  };
+  NeedsMemory least_memory(int64_t stop_below = 0);
+  // The first reason a configuration was rejected (for "no plan" messages).
+  const std::string& first_rejection() const;
+  // The caches it uses (its own, or those it was given).
+  SearchCaches* caches();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace shardlab::plan
