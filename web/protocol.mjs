@@ -41,6 +41,9 @@ export const OP = Object.freeze({
   PLAN: 'plan',              // {options, timeLimitS}: run the planner on the session
   // HiGHS (web/pipeline/highs_worker.js).
   SOLVE_LP: 'solve-lp',  // {lp, start: {names, values}, timeLimitS}
+  // The plan lab (web/plan/worker.js) serves OPEN ({model, cluster, training},
+  // each optional: a preset's name or a file's text), PLAN and:
+  LAYOUT: 'layout',  // {part, config}: the teaching lab's report of a part's layout
 });
 
 // Worker-side throttle for progress and incumbent messages: at most 10 Hz.

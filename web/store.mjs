@@ -1,12 +1,12 @@
 // What the page keeps in IndexedDB (database 'shardlab'), so a reload or a
 // crashed tab never loses a result: one object store per lab. 'best' holds
 // the sharding lab's best plan per instance (keyed by the SHA-256 of its
-// file); 'pipeline' and 'teach' hold records keyed by `key`, which each lab
-// chooses. Used by the labs; the browser tests read the same database.
+// file); 'pipeline', 'teach' and 'plan' hold records keyed by `key`, which
+// each lab chooses. Used by the labs; the browser tests read the same database.
 
 const DB_NAME = 'shardlab';
-const DB_VERSION = 2;  // 1: 'best' only; 2: adds 'pipeline' and 'teach'
-const STORES = Object.freeze({best: 'sha256', pipeline: 'key', teach: 'key'});
+const DB_VERSION = 3;  // 1: 'best' only; 2: adds 'pipeline' and 'teach'; 3: adds 'plan'
+const STORES = Object.freeze({best: 'sha256', pipeline: 'key', teach: 'key', plan: 'key'});
 
 function open() {
   return new Promise((resolve, reject) => {

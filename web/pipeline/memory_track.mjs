@@ -39,9 +39,10 @@ function stepPath(ctx, t, v, x, y, base, [t0, t1], [left, right]) {
 
 /**
  * Draws the strips of every device of `schedule`: box {left, right, top},
- * trackHeight per device, x the time scale, [t0, t1] the visible domain.
+ * trackHeight per device, x the time scale, [t0, t1] the visible domain;
+ * each device's peak is written by `format` (a plain number by default).
  */
-export function drawMemoryTracks(ctx, schedule, box, trackHeight, x, [t0, t1]) {
+export function drawMemoryTracks(ctx, schedule, box, trackHeight, x, [t0, t1], format = fmt) {
   const devices = (schedule.memory || []).length;
   const top = memoryMax(schedule);
   const caps = capOf(schedule);
@@ -95,7 +96,7 @@ export function drawMemoryTracks(ctx, schedule, box, trackHeight, x, [t0, t1]) {
     ctx.fillStyle = '#6b7280';
     ctx.textAlign = 'right';
     ctx.textBaseline = 'middle';
-    ctx.fillText(`${fmt(param + (peaks[d] || 0))}`, box.left - 4, y0 + h / 2);
+    ctx.fillText(format(param + (peaks[d] || 0)), box.left - 4, y0 + h / 2);
   }
   ctx.restore();
 }

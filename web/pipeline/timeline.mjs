@@ -38,10 +38,18 @@ function hatch(ctx) {
 const fmt = (v) => String(Number(Number(v).toPrecision(6)));
 
 export class Timeline {
-  /** canvas: the plot; tooltip: an absolutely placed element beside it. */
-  constructor(canvas, tooltip) {
+  /**
+   * canvas: the plot; tooltip: an absolutely placed element beside it;
+   * units: {formatTime, timeLabel, formatMemory} for timelines whose times
+   * and memory have units (the plan lab's microseconds and bytes); plain
+   * numbers by default, as the pipeline lab's problems have none.
+   */
+  constructor(canvas, tooltip, units = {}) {
     this.canvas = canvas;
     this.tooltip = tooltip;
+    this.formatTime = units.formatTime || fmt;
+    this.timeLabel = units.timeLabel || 'time';
+    this.formatMemory = units.formatMemory || undefined;
     this.blocks = [];  // [{schedule, layout, title}]
     this.domain = [0, 1];
     this.max = 1;
@@ -170,10 +178,10 @@ export class Timeline {
       ctx.moveTo(px, y);
       ctx.lineTo(px, y + 4);
       ctx.stroke();
-      ctx.fillText(fmt(t), px, y + 5);
+      ctx.fillText(this.formatTime(t), px, y + 5);
     }
     ctx.textAlign = 'left';
-    ctx.fillText('time', 6, y + 5);
+    ctx.fillText(this.timeLabel, 6, y + 5);
     ctx.restore();
   }
 
@@ -192,7 +200,9 @@ export class Timeline {
     ctx.fillStyle = COLORS.muted;
     ctx.font = FONT;
     const above = block === this.blocks[0] ? null : this.blocks[0].schedule;
-    ctx.fillText(blockSummary(schedule, above), left + titleWidth + 16, g.titleY + TITLE_H / 2 - 1);
+    ctx.fillText(
+        blockSummary(schedule, above, this.formatTime, this.formatMemory), left + titleWidth + 16,
+        g.titleY + TITLE_H / 2 - 1);
     ctx.beginPath();
     ctx.rect(left, g.rowsTop, right - left, g.rowsBottom - g.rowsTop);
     ctx.clip();
@@ -240,7 +250,8 @@ export class Timeline {
     ctx.strokeRect(left + 0.5, g.rowsTop + 0.5, right - left - 1, g.rowsBottom - g.rowsTop);
     ctx.restore();
     if (g.memBottom > g.rowsBottom) {
-      drawMemoryTracks(ctx, schedule, {left, right, top: g.memTop}, g.track, x, this.domain);
+      drawMemoryTracks(
+          ctx, schedule, {left, right, top: g.memTop}, g.track, x, this.domain, this.formatMemory);
       ctx.save();
       ctx.fillStyle = COLORS.muted;
       ctx.textAlign = 'left';
@@ -334,7 +345,7 @@ export class Timeline {
       this.tooltip.hidden = true;
       return;
     }
-    this.tooltip.textContent = tooltipText(hit.layout, hit.slot, this.comm);
+    this.tooltip.textContent = tooltipText(hit.layout, hit.slot, this.comm, this.formatTime);
     this.tooltip.hidden = false;
     const box = this.canvas.getBoundingClientRect();
     const parent = this.tooltip.offsetParent || this.canvas.parentElement;
@@ -376,13 +387,14 @@ export class Timeline {
 }
 
 // One line on a block: its numbers and, for a stacked block, the makespan
-// difference to the schedule shown above it.
-function blockSummary(schedule, above = null) {
-  let makespan = `makespan ${fmt(schedule.makespan)}`;
+// difference to the schedule shown above it (times and memory written by
+// `format` and `formatMemory`).
+function blockSummary(schedule, above = null, format = fmt, formatMemory = fmt) {
+  let makespan = `makespan ${format(schedule.makespan)}`;
   if (above && above.makespan > 0) {
     const delta = schedule.makespan - above.makespan;
     const sign = delta > 0 ? '+' : delta < 0 ? '\u2212' : '\u00b1';
-    makespan += ` (${sign}${fmt(Math.abs(delta))}, ${sign}${
+    makespan += ` (${sign}${format(Math.abs(delta))}, ${sign}${
                     (100 * Math.abs(delta) / above.makespan).toFixed(1)}% ` +
         `vs ${above.name})`;
   }
@@ -394,7 +406,7 @@ function blockSummary(schedule, above = null) {
         `${(100 * b.span_rate).toFixed(1)}% span`);
   }
   if (schedule.peak_activation && schedule.peak_activation.length) {
-    parts.push(`peak act ${fmt(Math.max(...schedule.peak_activation))}`);
+    parts.push(`peak act ${formatMemory(Math.max(...schedule.peak_activation))}`);
   }
   if (schedule.valid === false) parts.push('INVALID');
   return parts.join('   \u00b7   ');

@@ -76,14 +76,18 @@ export function describeOp(op) {
   return parts.join(' \u00b7 ');
 }
 
-/** The tooltip of a cell: its ops, times, when its inputs were ready, its arrows. */
-export function tooltipText(layout, s, comm) {
+/**
+ * The tooltip of a cell: its ops, times, when its inputs were ready, its
+ * arrows; times written by `format` (a plain number by default).
+ */
+export function tooltipText(layout, s, comm, format = fmt) {
   const slot = layout.slots[s];
   const lines = slot.ops.map((i) => describeOp(layout.ops[i]));
-  lines.push(`${fmt(slot.start)} \u2192 ${fmt(slot.end)} (${fmt(slot.end - slot.start)})`);
+  lines.push(`${format(slot.start)} \u2192 ${format(slot.end)} (${format(slot.end - slot.start)})`);
   const slack = slackOf(layout, s, comm);
   if (slack !== null && slack > 1e-9) {
-    lines.push(`inputs ready at ${fmt(slot.start - slack)}; waited ${fmt(slack)} (device busy)`);
+    lines.push(
+        `inputs ready at ${format(slot.start - slack)}; waited ${format(slack)} (device busy)`);
   }
   const {preds, succs} = arrowsOf(layout, s, comm);
   lines.push(`${preds.length} dependencies, ${succs.length} dependents`);

@@ -42,8 +42,14 @@ function opCollectives(report, name) {
   return names.flatMap((n) => collectivesOn(report, n));
 }
 
-export function render(root, report, previous) {
-  const q = (testid) => root.querySelector(`[data-testid=${testid}]`);
+/**
+ * Renders a report into root's elements (data-testid teach-...; another
+ * prefix serves a copy of the markup elsewhere: the Plan tab's stage
+ * layout uses 'plan-layout').
+ */
+export function render(root, report, previous, prefix = 'teach') {
+  const as = (testid) => testid.replace(/^teach-/, `${prefix}-`);
+  const q = (testid) => root.querySelector(`[data-testid=${as (testid)}]`);
   q('teach-textbook').textContent =
       report.textbook ? `Textbook: ${report.textbook}` : 'No textbook strategy matches (mixed)';
   q('teach-cost').textContent = `${formatNs(report.cost)} (${report.cost} ns)`;
@@ -72,7 +78,7 @@ export function render(root, report, previous) {
     if (entry.forced) tr.classList.add('forced');
     return tr;
   };
-  fill(root, 'teach-ops', Object.entries(report.ops).map(([name, op]) => {
+  fill(root, as ('teach-ops'), Object.entries(report.ops).map(([name, op]) => {
     const tr = row(name, op);
     cell(tr, name);
     cell(tr, op.detail);
@@ -82,7 +88,7 @@ export function render(root, report, previous) {
     return tr;
   }));
   const tensors = [...Object.entries(report.parameters), ...Object.entries(report.inputs)];
-  fill(root, 'teach-params', tensors.map(([name, t]) => {
+  fill(root, as ('teach-params'), tensors.map(([name, t]) => {
     const tr = row(name, t);
     cell(tr, name);
     cell(tr, t.strategy, 'strategy');
@@ -92,7 +98,7 @@ export function render(root, report, previous) {
     listCell(tr, collectivesOn(report, name));
     return tr;
   }));
-  fill(root, 'teach-collectives', report.collectives.map((c) => {
+  fill(root, as ('teach-collectives'), report.collectives.map((c) => {
     const tr = document.createElement('tr');
     for (const text
              of [c.kind, [].concat(c.axis).join('+'), formatBytes(c.bytes), formatNs(c.ns), c.what,
@@ -106,7 +112,7 @@ export function render(root, report, previous) {
       ['data parallel (16P)', 'ZeRO-1 (4P + 12P/N)', 'ZeRO-2 (2P + 14P/N)', 'ZeRO-3 (16P/N)'];
   q('teach-zero-box').hidden = !zero;
   fill(
-      root, 'teach-zero',
+      root, as ('teach-zero'),
       zero ? zero.rows.map((row) => {
         const tr = document.createElement('tr');
         cell(tr, names[row.stage]);

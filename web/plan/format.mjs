@@ -1,0 +1,76 @@
+// How the Plan tab writes numbers: grouped digits and units, so that a step
+// time, a throughput or a memory size reads at a glance ("1.234 s",
+// "1,234,567 tokens/s", "82.6 GB", "52.3%"). Memory uses 1e9 bytes per GB
+// as the core's report does (core/plan/report.cpp gigabytes()). Pure
+// module: the views use it, and the browser tests format the CLI's numbers
+// with it to compare them with the page's (tests/browser/plan.test.mjs).
+
+const GROUPED = new Intl.NumberFormat('en-US', {maximumFractionDigits: 0});
+
+/** 1234567 -> "1,234,567" (rounded to an integer). */
+export function grouped(value) {
+  return GROUPED.format(Math.round(Number(value)));
+}
+
+/** A number with `digits` significant digits, grouped: 1234.5678 -> "1,235". */
+export function significant(value, digits = 4) {
+  const v = Number(value);
+  if (!Number.isFinite(v)) return String(v);
+  if (v === 0) return '0';
+  const magnitude = Math.floor(Math.log10(Math.abs(v)));
+  const decimals = Math.max(0, digits - 1 - magnitude);
+  return new Intl
+      .NumberFormat('en-US', {
+        minimumFractionDigits: decimals,
+        maximumFractionDigits: decimals,
+      })
+      .format(v);
+}
+
+/** Seconds in the unit that suits them: "1.234 s", "12.3 ms", "456 µs". */
+export function seconds(value) {
+  const s = Number(value);
+  if (!Number.isFinite(s)) return '–';
+  const abs = Math.abs(s);
+  if (abs >= 1 || abs === 0) return `${significant(s)} s`;
+  if (abs >= 1e-3) return `${significant(s * 1e3)} ms`;
+  return `${significant(s * 1e6)} µs`;
+}
+
+/** Bytes in decimal units: "82.6 GB", "512.0 MB", "12.0 kB", "7 B". */
+export function bytes(value) {
+  const b = Number(value);
+  if (!Number.isFinite(b)) return '–';
+  const abs = Math.abs(b);
+  if (abs >= 1e12) return `${(b / 1e12).toFixed(2)} TB`;
+  if (abs >= 1e9) return `${(b / 1e9).toFixed(1)} GB`;
+  if (abs >= 1e6) return `${(b / 1e6).toFixed(1)} MB`;
+  if (abs >= 1e3) return `${(b / 1e3).toFixed(1)} kB`;
+  return `${grouped(b)} B`;
+}
+
+/** A fraction as a percentage: 0.5234 -> "52.3%". */
+export function percent(value, decimals = 1) {
+  const v = Number(value);
+  return Number.isFinite(v) ? `${(100 * v).toFixed(decimals)}%` : '–';
+}
+
+export const tokensPerS = (value) => `${grouped(value)} tokens/s`;
+export const tflops = (value) => `${significant(value)} TFLOP/s`;
+
+/** A parameter count: 174,596,505,600 -> "174.6 B". */
+export function count(value) {
+  const v = Number(value);
+  if (v >= 1e12) return `${(v / 1e12).toFixed(2)} T`;
+  if (v >= 1e9) return `${(v / 1e9).toFixed(1)} B`;
+  if (v >= 1e6) return `${(v / 1e6).toFixed(1)} M`;
+  return grouped(v);
+}
+
+/** A signed relative difference: 0.123 -> "+12.3%", -0.05 -> "−5.0%". */
+export function difference(value) {
+  const v = Number(value);
+  if (!Number.isFinite(v)) return '–';
+  const sign = v > 0 ? '+' : v < 0 ? '\u2212' : '\u00b1';
+  return `${sign}${(100 * Math.abs(v)).toFixed(1)}%`;
+}
