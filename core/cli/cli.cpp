@@ -25,6 +25,8 @@ const char* kUsage =
     "  shardlab pipeline ...  (pipeline schedules and the planner; shardlab pipeline --help)\n"
     "  shardlab teach MODEL.json ...  (a model on a device mesh as a sharding instance;\n"
     "                                  shardlab teach --help)\n"
+    "  shardlab plan MODEL --global-batch B ...  (the training plan of a model on a\n"
+    "                                  cluster; shardlab plan --help)\n"
     "  shardlab version\n"
     "\n"
     "INSTANCE is a contest .json file or gzip of one (.json.gz). SOLUTION is a\n"
@@ -61,6 +63,7 @@ int run(int argc, char** argv) {
   std::vector<std::string> args(argv + 2, argv + argc);
   if (command == "pipeline") return pipeline_command(args);
   if (command == "teach") return teach_command(args);
+  if (command == "plan") return plan_command(args);
   if (command == "version" || command == "--version") {
     std::cout << "shardlab " << kVersion << "\n";
     return kExitOk;

@@ -1,6 +1,6 @@
 // The subcommands of the native `shardlab` command, one file per lab:
-// sharding_command.cpp (solve, eval, info, options), pipeline_command.cpp and
-// teach_command.cpp. cli.cpp dispatches on the first argument; main.cpp only
+// sharding_command.cpp (solve, eval, info, options), pipeline_command.cpp,
+// teach_command.cpp and plan_command.cpp. cli.cpp dispatches on the first argument; main.cpp only
 // calls run(). The wasm build's parity driver links the same files, so node
 // tests can compare the module with `parity_native cli ...`.
 #pragma once
@@ -41,5 +41,6 @@ const std::atomic<bool>* interrupt_flag();
 int sharding_command(const std::string& command, const std::vector<std::string>& args);
 int pipeline_command(const std::vector<std::string>& args);  // `shardlab pipeline ...`
 int teach_command(const std::vector<std::string>& args);     // `shardlab teach ...`
+int plan_command(const std::vector<std::string>& args);      // `shardlab plan ...`
 
 }  // namespace shardlab::cli

@@ -132,6 +132,7 @@ Result<const InflightProfile*> InflightCache::get(const ScheduleShape& shape, in
       if (!g.is_ok()) {
         made = std::make_unique<Result<InflightProfile>>(g.status());
       } else {
+        generated_ops_ += g.value().expansion.num_ops();
         made = std::make_unique<Result<InflightProfile>>(
             profile_of_order(g.value().expansion, g.value().order));
       }

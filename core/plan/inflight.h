@@ -59,12 +59,13 @@ class InflightCache {
  public:
   Result<const InflightProfile*> get(const ScheduleShape& shape, int32_t pp, int64_t microbatches);
   int64_t generated() const { return generated_; }
+  int64_t generated_ops() const { return generated_ops_; }  // operations of those orders
 
  private:
   std::map<std::tuple<std::string, int32_t, int32_t, int64_t>,
            std::unique_ptr<Result<InflightProfile>>>
       cache_;
-  int64_t generated_ = 0;
+  int64_t generated_ = 0, generated_ops_ = 0;
 };
 
 }  // namespace shardlab::plan

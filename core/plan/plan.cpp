@@ -60,8 +60,8 @@ PlanResult finish_plan(PlanCosts* costs, const Cluster& cluster, const Training&
     result.needs_plan = needs.plan;
   }
   if (options.alternatives && result.found) {
-    result.alternatives =
-        alternatives(costs, cluster, training, fix, options, result.best, planner.caches());
+    result.alternatives = alternatives(costs, cluster, training, fix, options, result.best,
+                                       planner.caches(), planner.timed());
   }
   if (options.sizing || options.sweep) {
     result.sizing = sizing(costs, cluster, training, fix, options, result, planner.caches());

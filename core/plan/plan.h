@@ -80,7 +80,7 @@ struct PlanOptions {
   bool sizing = true;        // the smallest GPU count that fits
   bool sweep = false;        // the best step time over a range of GPU counts
   // Work per alternative and per sizing point (deterministic budgets).
-  int64_t side_work = 200000;
+  int64_t side_work = 30000;
 };
 
 // One progress record per improvement, the same fields as every engine's.
@@ -102,6 +102,7 @@ struct Alternative {
   bool applicable = true;
   std::string reason;  // why it does not apply (e.g. "the model has no experts")
   bool fits = false;
+  bool proven = false;  // its search finished: the best plan with these pins
   double step_time_s = 0;
   double difference = 0;    // (its step - the plan's step) / the plan's step
   int64_t needs_bytes = 0;  // least worst-device memory when it does not fit

@@ -1,6 +1,7 @@
 // Alternatives, sizing and the JSON document (report.h, plan.h).
 #include "core/plan/report.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdarg>
 #include <cstdio>
@@ -22,18 +23,30 @@ struct Pinned {
   bool found = false;
   StepResult best;
   int64_t needs_bytes = 0;
+  std::vector<TimedPlan> timed;
 };
 
 Pinned run_pinned(PlanCosts* costs, const Cluster& cluster, const Training& training,
-                  const Fix& fix, const PlanOptions& options, SearchCaches* caches) {
+                  const Fix& fix, const PlanOptions& options, SearchCaches* caches,
+                  const std::vector<TimedPlan>* seeds = nullptr, const Plan* near = nullptr) {
   Pinned out;
   Planner planner(costs, cluster, training, fix, options.search, caches);
   if (!planner.status().is_ok()) return out;
+  if (near) planner.offer(*near);
+  // The best plan another search timed that satisfies the pins starts it.
+  if (seeds) {
+    const TimedPlan* seed = nullptr;
+    for (const TimedPlan& t : *seeds) {
+      if (fix_admits(fix, t.plan) && (!seed || t.step_time_s < seed->step_time_s)) seed = &t;
+    }
+    if (seed) planner.offer(seed->plan);
+  }
   while (!planner.finished() && planner.counters().work < options.side_work) {
     planner.step(std::min<int64_t>(256, options.side_work - planner.counters().work));
   }
   out.finished = planner.finished();
   out.found = planner.has_best();
+  out.timed = planner.timed();
   if (out.found) {
     out.best = planner.best();
   } else if (out.finished) {
@@ -71,6 +84,34 @@ std::optional<Fix> merge(const Fix& user, const Fix& pins, std::string* conflict
   return out;
 }
 
+// The plan with a fix's decisions put in, its stage split left to the DP;
+// nullopt when the GPUs or the batch do not divide.
+std::optional<Plan> with_pins(const Plan& plan, const Fix& fix, int64_t gpus, int64_t batch) {
+  Plan p = plan;
+  p.stage_layers.clear();
+  if (fix.tp) p.tp = *fix.tp;
+  if (fix.pp) p.pp = *fix.pp;
+  if (fix.ep) p.ep = *fix.ep;
+  if (fix.sequence_parallel) p.sequence_parallel = *fix.sequence_parallel;
+  if (fix.zero) p.zero = *fix.zero;
+  if (fix.microbatch_size) p.microbatch_size = *fix.microbatch_size;
+  if (fix.recompute) p.recompute = *fix.recompute;
+  if (fix.schedule) {
+    p.schedule = *fix.schedule;
+    const ScheduleShape shape = schedule_shape(p.schedule, 2);
+    p.vpp = p.schedule == "Interleaved1F1B" ? std::max(2, plan.vpp) : shape.chunks;
+  }
+  if (fix.vpp) p.vpp = *fix.vpp;
+  if (p.tp == 1) p.sequence_parallel = false;
+  if (gpus % (int64_t{p.tp} * p.pp) != 0) return std::nullopt;
+  p.dp = fix.dp ? *fix.dp : static_cast<int32_t>(gpus / (int64_t{p.tp} * p.pp));
+  if (p.dp == 1) p.zero = 0;
+  if (batch % (int64_t{p.dp} * p.microbatch_size) != 0) return std::nullopt;
+  p.microbatches = batch / (int64_t{p.dp} * p.microbatch_size);
+  if (fix.microbatches && *fix.microbatches != p.microbatches) return std::nullopt;
+  return p;
+}
+
 ordered_json plan_object(const Plan& p) {
   ordered_json o;
   o["tp"] = p.tp;
@@ -99,11 +140,12 @@ std::string gigabytes(int64_t bytes) {
 std::vector<Alternative> alternatives(PlanCosts* costs, const Cluster& cluster,
                                       const Training& training, const Fix& fix,
                                       const PlanOptions& options, const StepResult& best,
-                                      SearchCaches* caches) {
+                                      SearchCaches* caches, const std::vector<TimedPlan>& seeds) {
   const Plan& b = best.plan;
   const ModelFacts& facts = costs->facts();
   const int32_t g = cluster.gpus_per_node;
   std::vector<Alternative> out;
+  std::vector<TimedPlan> offers = seeds;  // grows with every alternative's plans
   const auto add = [&](const std::string& name, const Fix& pins,
                        const std::string& not_applicable) {
     Alternative a;
@@ -130,9 +172,15 @@ std::vector<Alternative> alternatives(PlanCosts* costs, const Cluster& cluster,
       out.push_back(a);
       return;
     }
-    const Pinned run = run_pinned(costs, cluster, training, *merged, options, caches);
+    // The chosen plan with the pins applied (the rest kept, dp and the
+    // micro-batch count following the GPUs and the batch) starts the search.
+    std::optional<Plan> near = with_pins(b, *merged, cluster.gpus(), training.global_batch);
+    const Pinned run = run_pinned(costs, cluster, training, *merged, options, caches, &offers,
+                                  near ? &*near : nullptr);
+    offers.insert(offers.end(), run.timed.begin(), run.timed.end());
     if (run.found) {
       a.fits = true;
+      a.proven = run.finished;
       a.plan = run.best.plan;
       a.step_time_s = run.best.step_time_s;
       a.difference = (a.step_time_s - best.step_time_s) / best.step_time_s;
@@ -236,19 +284,32 @@ Sizing sizing(PlanCosts* costs, const Cluster& cluster, const Training& training
   std::sort(counts.begin(), counts.end());
   counts.erase(std::unique(counts.begin(), counts.end()), counts.end());
   if (options.sizing) {
-    for (int32_t nodes : counts) {
-      if (result.found && nodes >= cluster.nodes) {
-        out.smallest_gpus = cluster.gpus();  // the cluster itself fits
-        break;
-      }
+    // Memory needs fall as GPUs are added (up to the batch's divisibility),
+    // so the smallest count is found by bisection over the candidates (below
+    // the cluster when it fits).
+    if (result.found) {
+      counts.erase(std::remove_if(counts.begin(), counts.end(),
+                                  [&](int32_t n) { return n >= cluster.nodes; }),
+                   counts.end());
+      counts.push_back(cluster.nodes);
+    }
+    const auto fits = [&](int32_t nodes) {
+      if (result.found && nodes == cluster.nodes) return true;
       Cluster c = cluster;
       c.nodes = nodes;
-      if (!check_fix(free, costs->facts(), c, training).is_ok()) continue;
+      if (!check_fix(free, costs->facts(), c, training).is_ok()) return false;
       Planner planner(costs, c, training, free, options.search, caches);
       const Planner::NeedsMemory least = planner.least_memory(limit);
-      if (least.any && least.bytes <= limit) {
-        out.smallest_gpus = c.gpus();
-        break;
+      return least.any && least.bytes <= limit;
+    };
+    size_t lo = 0, hi = counts.size();  // the answer is in [lo, hi); hi: none
+    while (lo < hi) {
+      const size_t mid = lo + (hi - lo) / 2;
+      if (fits(counts[mid])) {
+        hi = mid;
+        out.smallest_gpus = static_cast<int64_t>(counts[mid]) * cluster.gpus_per_node;
+      } else {
+        lo = mid + 1;
       }
     }
   }
@@ -344,6 +405,7 @@ std::string plan_json(const PlanResult& r, int indent) {
     if (a.fits) {
       o["step_time_s"] = json_number(a.step_time_s);
       o["difference"] = json_number(a.difference);
+      o["proven"] = a.proven;
       o["plan"] = plan_object(a.plan);
     } else {
       o["reason"] = a.reason;

@@ -19,7 +19,7 @@ namespace shardlab::plan {
 std::vector<Alternative> alternatives(PlanCosts* costs, const Cluster& cluster,
                                       const Training& training, const Fix& fix,
                                       const PlanOptions& options, const StepResult& best,
-                                      SearchCaches* caches);
+                                      SearchCaches* caches, const std::vector<TimedPlan>& seeds);
 
 // The smallest GPU count (whole nodes) where some plan of the fix (its dp
 // left free) fits, and with options.sweep the best step time at 1, 2, 4, ...

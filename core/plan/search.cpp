@@ -99,6 +99,7 @@ struct Planner::Impl {
   double best_s = kInf;
   int32_t best_id = -1;
   std::string first_rejection;
+  std::vector<TimedPlan> timed;  // every plan timed that fits (offers for other searches)
 
   void reject(const Status& why) {
     ++counters.rejected;
@@ -113,6 +114,8 @@ struct Planner::Impl {
   void bound_level0(int32_t id);
   void refine(const Entry& e);
   void enumerate_split(const Entry& e);
+  void time_split(Active& a, const std::vector<int32_t>& layers, int32_t id);
+  void dive(Active& a, int32_t id);
   void fixed_split_space(Active* a);
   double lower_bound() const {
     double lb = best_s;
@@ -266,9 +269,11 @@ void Planner::Impl::refine(const Entry& e) {
     return;
   }
   // Level 1: the splits that fit, best first.
+  const int64_t order_ops = caches->profiles.generated_ops();
   Result<const InflightProfile*> profile =
       caches->profiles.get(model.shape(), model.devices(), model.microbatches());
   counters.orders = caches->profiles.generated() - orders_before;
+  counters.work += (caches->profiles.generated_ops() - order_ops) / 1000;
   if (!profile.is_ok()) {
     reject(profile.status());
     return;
@@ -287,33 +292,40 @@ void Planner::Impl::refine(const Entry& e) {
   }
   queue.push({std::max(a->space->bound(), e.bound), e.id, 2, 0});
   a->open = 1;
+  if (!has_best) dive(*a, e.id);
   active[e.id] = std::move(a);
+}
+
+// Times one split of an active configuration exactly; a better plan that
+// fits becomes the incumbent.
+void Planner::Impl::time_split(Active& a, const std::vector<int32_t>& layers, int32_t id) {
+  SimCache& sims = caches->sims;
+  const int64_t ops_before = sims.simulated_ops();
+  EvaluateOptions eo;
+  eo.checked = false;
+  eo.breakdown = false;
+  Result<StepResult> r = evaluate_split(a.model, layers, *a.profile, &sims, eo);
+  counters.simulations = sims.simulations() - simulations_before;
+  counters.work += (sims.simulated_ops() - ops_before) / 1000;
+  ++counters.timed;
+  if (!r.is_ok()) {
+    reject(r.status());  // e.g. ZBV's greedy finds no order for these stages
+    return;
+  }
+  if (!r.value().fits) return;
+  timed.push_back({r.value().plan, r.value().step_time_s});
+  if (r.value().step_time_s < best_s || (r.value().step_time_s == best_s && id < best_id)) {
+    best_s = r.value().step_time_s;
+    best_id = id;
+    best = std::move(r).value();
+    has_best = true;
+  }
 }
 
 void Planner::Impl::enumerate_split(const Entry& e) {
   Active& a = *active.at(e.id);
   SplitSpace& space = *a.space;
-  if (space.complete(e.node)) {
-    // Time this split exactly.
-    SimCache& sims = caches->sims;
-    const int64_t ops_before = sims.simulated_ops();
-    EvaluateOptions eo;
-    eo.checked = false;
-    eo.breakdown = false;
-    Result<StepResult> r = evaluate_split(a.model, space.layers(e.node), *a.profile, &sims, eo);
-    counters.simulations = sims.simulations() - simulations_before;
-    counters.work += (sims.simulated_ops() - ops_before) / 1000;
-    ++counters.timed;
-    if (!r.is_ok()) {
-      reject(r.status());  // e.g. ZBV's greedy finds no order for these stages
-    } else if (r.value().fits && (r.value().step_time_s < best_s ||
-                                  (r.value().step_time_s == best_s && e.id < best_id))) {
-      best_s = r.value().step_time_s;
-      best_id = e.id;
-      best = std::move(r).value();
-      has_best = true;
-    }
-  }
+  if (space.complete(e.node)) time_split(a, space.layers(e.node), e.id);
   std::vector<int32_t> children;
   space.expand(e.node, best_s, &children);
   for (int32_t child : children) {
@@ -321,6 +333,26 @@ void Planner::Impl::enumerate_split(const Entry& e) {
     ++a.open;
   }
   if (--a.open == 0) active.erase(e.id);
+}
+
+// Before any incumbent exists, the first configuration that fits is timed at
+// once along its DP's split (a dive): the incumbent then prunes every
+// configuration bounded above it before its memory DP (orders, profiles).
+void Planner::Impl::dive(Active& a, int32_t id) {
+  SplitSpace& space = *a.space;
+  int32_t node = 0;
+  std::vector<int32_t> children;
+  while (!space.complete(node)) {
+    children.clear();
+    space.expand(node, SplitSpace::kNone, &children);
+    if (children.empty()) return;
+    int32_t pick = children[0];
+    for (int32_t c : children) {
+      if (space.node(c).bound < space.node(pick).bound) pick = c;
+    }
+    node = pick;
+  }
+  time_split(a, space.layers(node), id);
 }
 
 // A pinned split (--fix layers=...): the one node of its space.
@@ -401,37 +433,92 @@ double Planner::lower_bound_s() const {
 
 const SearchCounters& Planner::counters() const { return impl_->counters; }
 SearchCaches* Planner::caches() { return impl_->caches; }
-const std::string& Planner::first_rejection() const { return impl_->first_rejection; }
+const std::vector<TimedPlan>& Planner::timed() const { return impl_->timed; }
+
+bool Planner::offer(const Plan& plan) {
+  Impl& s = *impl_;
+  if (!s.status.is_ok() || !fix_admits(s.fix, plan)) return false;
+  if (s.fix.stage_layers && *s.fix.stage_layers != plan.stage_layers) return false;
+  if (!check_plan(plan, s.costs->facts(), s.cluster, s.training).is_ok()) return false;
+  Result<StageModel> model = StageModel::build(plan, s.costs, s.cluster, s.training);
+  if (!model.is_ok()) return false;
+  Result<const InflightProfile*> profile = s.caches->profiles.get(
+      model.value().shape(), model.value().devices(), model.value().microbatches());
+  if (!profile.is_ok()) return false;
+  Active a{std::move(model).value(), profile.value(), nullptr, 0};
+  const double before = s.best_s;
+  // Offered plans lose ties to the configurations the search enumerates.
+  const int32_t id = std::numeric_limits<int32_t>::max();
+  if (!plan.stage_layers.empty()) {
+    s.time_split(a, plan.stage_layers, id);
+  } else {
+    a.space = std::make_unique<SplitSpace>(a.model, a.profile);
+    if (a.space->fits()) s.dive(a, id);
+  }
+  return s.best_s < before;
+}
 
 Planner::NeedsMemory Planner::least_memory(int64_t stop_below) {
   Impl& s = *impl_;
   NeedsMemory out;
   if (!s.status.is_ok()) return out;
   if (!s.enumerated) s.enumerate();
-  // Best first by the cheap memory bound; exact least memory by the DP.
-  std::vector<std::pair<int64_t, int32_t>> order;
+  // Best first over three levels of the least worst-device memory of a
+  // configuration: 0 the average over devices (least_memory_bytes), 1 the
+  // least over splits with one micro-batch in flight per chunk (every device
+  // holds that much at some moment: no schedule order needed), 2 exact with
+  // the schedule's in-flight counts. A configuration is settled when its
+  // exact value is popped: nothing left can need less.
+  using Item = std::tuple<int64_t, int32_t, int8_t>;  // bytes, id, level
+  std::priority_queue<Item, std::vector<Item>, std::greater<Item>> queue;
   for (int32_t id = 0; id < static_cast<int32_t>(s.configs.size()); ++id) {
     Result<StageModel> model = s.model_of(s.configs[id]);
     if (!model.is_ok()) continue;
-    order.push_back({least_memory_bytes(model.value()), id});
+    queue.push({least_memory_bytes(model.value()), id, 0});
   }
-  std::sort(order.begin(), order.end());
-  int64_t best = std::numeric_limits<int64_t>::max();
-  for (const auto& [cheap, id] : order) {
-    if (cheap >= best) break;
-    Result<StageModel> model = s.model_of(s.configs[id]);
-    Result<const InflightProfile*> profile = s.caches->profiles.get(
-        model.value().shape(), model.value().devices(), model.value().microbatches());
-    if (!profile.is_ok()) continue;
-    const LeastMemory least = least_memory_split(model.value(), *profile.value());
-    if (least.bytes < best) {
-      best = least.bytes;
-      out.bytes = least.bytes;
+  std::map<std::pair<int32_t, int32_t>, InflightProfile> one_each;  // (pp, chunks)
+  std::map<int32_t, std::vector<int32_t>> splits;
+  while (!queue.empty()) {
+    const auto [bytes, id, level] = queue.top();
+    queue.pop();
+    if (level == 2) {
+      out.bytes = bytes;
       out.plan = s.configs[id].plan();
-      out.plan.stage_layers = least.layers;
+      out.plan.stage_layers = splits[id];
       out.any = true;
-      if (best <= stop_below) break;
+      return out;
     }
+    if (stop_below > 0 && bytes > stop_below) break;  // nothing fits: only "no" is asked
+    Result<StageModel> model = s.model_of(s.configs[id]);
+    const StageModel& m = model.value();
+    if (level == 0) {
+      const auto key = std::pair(m.devices(), m.shape().chunks);
+      auto it = one_each.find(key);
+      if (it == one_each.end()) {
+        InflightProfile p;
+        p.devices = m.devices();
+        p.chunks = m.shape().chunks;
+        p.stage_of.assign(p.devices, std::vector<int32_t>(p.chunks, 0));
+        p.points.assign(p.devices, {});
+        for (int32_t d = 0; d < p.devices; ++d) {
+          for (int32_t c = 0; c < p.chunks; ++c) {
+            p.stage_of[d][c] = m.device_stages(d)[c];
+            std::vector<int32_t> unit(2 * p.chunks, 0);
+            unit[c] = 1;
+            p.points[d].push_back(unit);
+          }
+        }
+        it = one_each.emplace(key, std::move(p)).first;
+      }
+      queue.push({std::max(bytes, least_memory_split(m, it->second).bytes), id, 1});
+      continue;
+    }
+    Result<const InflightProfile*> profile =
+        s.caches->profiles.get(m.shape(), m.devices(), m.microbatches());
+    if (!profile.is_ok()) continue;
+    const LeastMemory least = least_memory_split(m, *profile.value());
+    splits[id] = least.layers;
+    queue.push({std::max(bytes, least.bytes), id, 2});
   }
   return out;
 }

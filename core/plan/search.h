@@ -45,6 +45,12 @@ struct SearchCounters {
   int64_t work = 0;            // the deterministic work counter step() spends
 };
 
+// A plan the search has timed exactly (its split included).
+struct TimedPlan {
+  Plan plan;
+  double step_time_s = 0;
+};
+
 // What searches of one model on one kind of cluster can share: schedule
 // orders' in-flight counts and simulated timelines (both keyed by their
 // whole input, so sharing changes no answer, only the work).
@@ -88,6 +94,13 @@ class Planner {
   const std::string& first_rejection() const;
   // The caches it uses (its own, or those it was given).
   SearchCaches* caches();
+  // Every plan timed so far that fits, in the order timed.
+  const std::vector<TimedPlan>& timed() const;
+  // Times a plan of this cluster (its split given, or without stage_layers
+  // the DP's split) and keeps it as the incumbent when it satisfies the fix
+  // and beats the incumbent; true then. Another search's plans seed this one
+  // (alternatives start from the main search's plans that satisfy their pins).
+  bool offer(const Plan& plan);
 
  private:
   struct Impl;
