@@ -1,4 +1,4 @@
-// The page shell: one tab per lab (sharding, pipeline, teach). It reads the
+// The page shell: one tab per lab (sharding, pipeline, teach, plan). It reads the
 // URL fragment (#v=3&lab=NAME&<the lab's keys>, older sharding links too),
 // shows that lab's tab, and mounts a lab the first time its tab opens: it
 // inserts web/LAB/panel.html into the lab's section (the sharding lab's

@@ -9,7 +9,7 @@
 // trips and every migration.
 
 export const STATE_VERSION = 3;
-export const LABS = Object.freeze(['sharding', 'pipeline', 'teach']);
+export const LABS = Object.freeze(['sharding', 'pipeline', 'teach', 'plan']);
 export const INLINE_MAX_BYTES = 32 * 1024;  // compressed instances up to this travel inline
 
 // ---- base64url and varints ----

@@ -177,7 +177,7 @@ function onRecord(record) {
   if (app.root.dataset.status !== 'planning') return;
   const best = record.found ? `best ${f.seconds(record.incumbent)}` : 'no plan that fits yet';
   q('plan-progress').textContent =
-      `${f.seconds(record.elapsed_s)} / ${f.seconds(app.state.timeS)}: ` +
+      `${f.seconds(record.elapsedS)} / ${f.seconds(app.state.timeS)}: ` +
       `${best}, bound ${f.seconds(record.bound)}` +
       (record.found ? `, gap ${f.percent(record.gap, 2)}` : '');
 }
@@ -260,9 +260,10 @@ function showTimeline(done) {
   if (done.timeline) {
     schedule = typeof done.timeline === 'string' ? JSON.parse(done.timeline) : done.timeline;
   }
+  const devices = schedule && schedule.memory ? schedule.memory.length : 0;
   q('plan-timeline-note').textContent = schedule ?
-      `${schedule.name} on ${
-          schedule.memory ? schedule.memory.length : '?'} devices; times in the plan's units` :
+      `${schedule.name} on ${devices} pipeline device${devices === 1 ? '' : 's'}, ` +
+          `${done.result.plan.microbatches} micro-batches of ${done.result.plan.microbatch_size}` :
       (done.timelineError || 'No timeline: no plan fits.');
   app.timeline.setSchedules(schedule ? [{schedule}] : []);
 }

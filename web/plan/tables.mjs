@@ -66,9 +66,8 @@ export function sizingText(result) {
   const sizing = result.sizing || {};
   const perNode = result.cluster ? result.cluster.gpus_per_node : 0;
   if (!sizing.smallest_gpus) return 'No GPU count that sizing tried fits this model.';
-  const nodes = perNode && sizing.smallest_gpus >= perNode ?
-      ` (${f.grouped(sizing.smallest_gpus / perNode)} nodes)` :
-      '';
+  const n = perNode ? sizing.smallest_gpus / perNode : 0;
+  const nodes = n >= 1 ? ` (${f.grouped(n)} node${n === 1 ? '' : 's'})` : '';
   return `The smallest GPU count that fits: ${f.grouped(sizing.smallest_gpus)}${nodes}.`;
 }
 

@@ -60,8 +60,9 @@ async function plan(req, run) {
     });
     const searchS = elapsed();
     post(true);
-    // Re-checking the winner, the why-not table and sizing: as the CLI does.
-    const result = R.unwrap(engine.finish(searchS));
+    // Re-checking the winner, the why-not table and sizing, as the CLI does;
+    // after a Stop only the re-check (the side searches block for seconds).
+    const result = R.unwrap(engine.finish(searchS, reason !== 'stopped'));
     return {reason, searchS, elapsedS: elapsed(), ...result};
   } finally {
     engine.delete();
