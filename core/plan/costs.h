@@ -24,8 +24,9 @@ namespace shardlab::plan {
 // The model as the engine sees it.
 struct ModelFacts {
   std::string name;
-  int32_t layers = 0;  // L: the repeated block's count
-  int64_t hidden = 0;  // h (reports)
+  std::string kind = "transformer";  // or "einsum" (a teaching-lab model with a repeated block)
+  int32_t layers = 0;                // L: the repeated block's count
+  int64_t hidden = 0;                // h (reports)
   // What one sequence sends from a stage to the next (s h 16-bit values for
   // a transformer; the repeated block's carried tensor for an einsum model).
   int64_t p2p_bytes_per_sequence = 0;
