@@ -64,6 +64,9 @@ struct PartCosts {
   double attention_core_forward_s = 0;
   int64_t dense_parameters = 0;   // elements held on this device, replicated over data parallelism
   int64_t expert_parameters = 0;  // elements held on this device, replicated over dp / ep
+  // Of dense_parameters, those that are another part's too (a head tied to
+  // the embedding): held once when both parts are on one stage.
+  int64_t tied_parameters = 0;
   // Bytes one micro-batch keeps from its forward to its backward under the
   // recomputation setting (Korthikanti et al.'s per-layer quantity for a
   // layer), the part of them its weight gradient (W) still needs after the
