@@ -134,7 +134,7 @@ int64_t least_memory_bytes(const StageModel& model) {
   const PartCosts& layer = model.layer();
   const int64_t L = model.layers();
   const int64_t dense = L * layer.dense_parameters + model.embedding().dense_parameters +
-                        model.head().dense_parameters;
+                        model.head().dense_parameters - model.head().tied_parameters;
   const int64_t expert = L * layer.expert_parameters + model.embedding().expert_parameters +
                          model.head().expert_parameters;
   const int64_t act = L * layer.activation_bytes + model.embedding().activation_bytes +

@@ -24,8 +24,9 @@ namespace shardlab::plan {
 // The model as the engine sees it.
 struct ModelFacts {
   std::string name;
-  int32_t layers = 0;  // L: the repeated block's count
-  int64_t hidden = 0;  // h (reports)
+  std::string kind = "transformer";  // or "einsum" (a teaching-lab model with a repeated block)
+  int32_t layers = 0;                // L: the repeated block's count
+  int64_t hidden = 0;                // h (reports)
   // What one sequence sends from a stage to the next (s h 16-bit values for
   // a transformer; the repeated block's carried tensor for an einsum model).
   int64_t p2p_bytes_per_sequence = 0;
@@ -63,6 +64,9 @@ struct PartCosts {
   double attention_core_forward_s = 0;
   int64_t dense_parameters = 0;   // elements held on this device, replicated over data parallelism
   int64_t expert_parameters = 0;  // elements held on this device, replicated over dp / ep
+  // Of dense_parameters, those that are another part's too (a head tied to
+  // the embedding): held once when both parts are on one stage.
+  int64_t tied_parameters = 0;
   // Bytes one micro-batch keeps from its forward to its backward under the
   // recomputation setting (Korthikanti et al.'s per-layer quantity for a
   // layer), the part of them its weight gradient (W) still needs after the

@@ -126,7 +126,10 @@ Result<PartCosts> ModelCosts::part(BlockPart part, const PartConfig& c) {
     p.forward_compute_s = logits / rate;
     p.backward_compute_s = logits / rate;
     p.weight_compute_s = logits / rate;
-    p.dense_parameters = (counts.head + (m.tied_embeddings ? counts.embedding : 0)) / t;
+    // A tied head holds the word embeddings again on the last stage (Megatron
+    // keeps that copy and all-reduces its gradient with the first stage's).
+    p.tied_parameters = m.tied_embeddings ? ceil_div(m.vocab * m.hidden, t) : 0;
+    p.dense_parameters = ceil_div(counts.head, t) + p.tied_parameters;
     // Korthikanti: the final norm's input, the output projection's input,
     // and the fp32 logits of the cross entropy.
     p.activation_bytes = dt * s * b * h / tsp + dt * s * b * h / tsp + 4 * s * b * m.vocab / t;

@@ -1,10 +1,12 @@
-// The one-call plan (plan.h): the anytime loop over the Planner with a time
-// limit, a work limit, a progress sink and an interrupt flag, then the
-// re-evaluation of the winner from scratch and the report's side searches.
+// The plan lab's run (plan.h): PlanRun's phases (the main search, the
+// re-evaluation of the winner from scratch, the why-not searches, sizing,
+// the sweep), one bounded step at a time, and plan_with_costs, the one-call
+// loop over it with a time limit, a progress sink and an interrupt flag.
 #include "core/plan/plan.h"
 
 #include <chrono>
 #include <cmath>
+#include <optional>
 
 #include "core/plan/report.h"
 
@@ -13,6 +15,26 @@ namespace {
 
 constexpr int64_t kStepWork = 256;
 
+enum class Phase : uint8_t { kSearch, kEvaluate, kAlternatives, kSizing, kSweep, kDone };
+
+const char* phase_name(Phase p) {
+  switch (p) {
+    case Phase::kSearch:
+      return "search";
+    case Phase::kEvaluate:
+      return "evaluate";
+    case Phase::kAlternatives:
+      return "alternatives";
+    case Phase::kSizing:
+      return "sizing";
+    case Phase::kSweep:
+      return "sweep";
+    case Phase::kDone:
+      return "done";
+  }
+  return "done";
+}
+
 double gap_of(double best, double bound) {
   if (!(best < INFINITY) || best <= 0) return 1;
   return std::max(0.0, (best - bound) / best);
@@ -20,89 +42,284 @@ double gap_of(double best, double bound) {
 
 }  // namespace
 
-PlanResult finish_plan(PlanCosts* costs, const Cluster& cluster, const Training& training,
-                       const Fix& fix, const PlanOptions& options, Planner& planner) {
+struct PlanRun::Impl {
+  PlanCosts* costs;
+  Cluster cluster;
+  Training training;
+  Fix fix;
+  PlanOptions options;
+  Planner planner;
+  Phase phase = Phase::kSearch;
+  Status status;
   PlanResult result;
-  result.status = planner.status();
-  result.model = costs->facts();
-  result.cluster = cluster;
-  result.training = training;
-  result.fix = fix;
+  bool evaluated = false;
+  // The why-not searches: the rows to run, the one running, and every plan
+  // any search timed (the next one starts from the best that it admits).
+  std::vector<AlternativeSpec> specs;
+  size_t next_spec = 0;
+  std::optional<Fix> spec_fix;
+  Alternative row;
+  std::unique_ptr<PinnedSearch> side;
+  std::vector<TimedPlan> offers;
+  std::unique_ptr<SizingSearch> sizing;
+  std::vector<int32_t> sweep_nodes;
+  size_t next_sweep = 0;
+  SizingPoint point;
+
+  Impl(PlanCosts* c, const Cluster& cl, const Training& t, const Fix& f, const PlanOptions& o)
+      : costs(c),
+        cluster(cl),
+        training(t),
+        fix(f),
+        options(o),
+        planner(c, cl, t, f, o.search),
+        status(planner.status()) {
+    result.model = c->facts();
+    result.cluster = cl;
+    result.training = t;
+    result.fix = f;
+    if (!status.is_ok()) phase = Phase::kDone;
+  }
+
+  void evaluate();
+  void next_phase_after_evaluate();
+  void step_alternatives();
+  void step_sweep();
+};
+
+// The independent evaluator, from scratch, with the pipeline lab's checker:
+// the search's own timing of its best plan must agree to 1e-9.
+void PlanRun::Impl::evaluate() {
+  evaluated = true;
   result.counters = planner.counters();
-  if (!result.status.is_ok()) return result;
   result.lower_bound_s = planner.lower_bound_s();
   result.proven = planner.proven();
   if (planner.has_best()) {
-    // The independent evaluator, from scratch, with the pipeline lab's checker.
-    Result<StepResult> again = evaluate(planner.best().plan, costs, cluster, training, {});
+    Result<StepResult> again = plan::evaluate(planner.best().plan, costs, cluster, training, {});
     if (!again.is_ok()) {
-      result.status =
-          Status(StatusCode::kInternal, "the step model rejects the search's best plan (" +
-                                            plan_summary(planner.best().plan) +
-                                            "): " + again.status().message());
-      return result;
+      status = Status(StatusCode::kInternal, "the step model rejects the search's best plan (" +
+                                                 plan_summary(planner.best().plan) +
+                                                 "): " + again.status().message());
+      return;
     }
     const double searched = planner.best_time_s();
     if (std::fabs(again.value().step_time_s - searched) > 1e-9 * searched) {
-      result.status = Status(StatusCode::kInternal,
-                             "the search timed " + plan_summary(planner.best().plan) + " at " +
-                                 std::to_string(searched) + " s, the step model at " +
-                                 std::to_string(again.value().step_time_s) + " s");
-      return result;
+      status = Status(StatusCode::kInternal,
+                      "the search timed " + plan_summary(planner.best().plan) + " at " +
+                          std::to_string(searched) + " s, the step model at " +
+                          std::to_string(again.value().step_time_s) + " s");
+      return;
     }
     result.found = true;
     result.best = std::move(again).value();
-    result.gap = gap_of(result.best.step_time_s, result.lower_bound_s);
-    if (result.proven) result.gap = 0;
+    result.gap = result.proven ? 0 : gap_of(result.best.step_time_s, result.lower_bound_s);
   } else {
     const Planner::NeedsMemory needs = planner.least_memory();
     result.needs_bytes = needs.bytes;
     result.needs_plan = needs.plan;
   }
+}
+
+void PlanRun::Impl::next_phase_after_evaluate() {
+  if (!status.is_ok()) {
+    phase = Phase::kDone;
+    return;
+  }
   if (options.alternatives && result.found) {
-    result.alternatives = alternatives(costs, cluster, training, fix, options, result.best,
-                                       planner.caches(), planner.timed());
+    specs = alternative_specs(costs->facts(), cluster, result.best.plan);
+    offers = planner.timed();
+    phase = Phase::kAlternatives;
+  } else if (options.sizing) {
+    phase = Phase::kSizing;
+  } else if (options.sweep) {
+    phase = Phase::kSweep;
+  } else {
+    phase = Phase::kDone;
   }
-  if (options.sizing || options.sweep) {
-    result.sizing = sizing(costs, cluster, training, fix, options, result, planner.caches());
+}
+
+void PlanRun::Impl::step_alternatives() {
+  if (!side) {
+    if (next_spec >= specs.size()) {
+      phase = options.sizing ? Phase::kSizing : options.sweep ? Phase::kSweep : Phase::kDone;
+      return;
+    }
+    const AlternativeSpec& spec = specs[next_spec++];
+    spec_fix = prepare_alternative(spec, fix, costs->facts(), cluster, training, &row);
+    if (!spec_fix) {
+      result.alternatives.push_back(row);
+      return;
+    }
+    // The chosen plan with the pins applied starts the search, then the
+    // best plan any search timed that satisfies them.
+    const std::optional<Plan> near =
+        with_pins(result.best.plan, *spec_fix, cluster.gpus(), training.global_batch);
+    side = std::make_unique<PinnedSearch>(costs, cluster, training, *spec_fix, options,
+                                          planner.caches(), &offers, near ? &*near : nullptr);
+    return;
   }
-  return result;
+  if (!side->step()) return;
+  const Pinned run = side->result();
+  offers.insert(offers.end(), run.timed.begin(), run.timed.end());
+  complete_alternative(run, result.best, &row);
+  result.alternatives.push_back(row);
+  side.reset();
+}
+
+void PlanRun::Impl::step_sweep() {
+  if (!side) {
+    if (next_sweep >= sweep_nodes.size()) {
+      phase = Phase::kDone;
+      return;
+    }
+    Cluster c = cluster;
+    c.nodes = sweep_nodes[next_sweep++];
+    point = SizingPoint{};
+    point.gpus = c.gpus();
+    const Fix free = sizing_fix(fix);
+    if (!check_fix(free, costs->facts(), c, training).is_ok()) {
+      result.sizing.sweep.push_back(point);
+      return;
+    }
+    side = std::make_unique<PinnedSearch>(costs, c, training, free, options, planner.caches());
+    return;
+  }
+  if (!side->step()) return;
+  const Pinned run = side->result();
+  point.fits = run.found;
+  if (run.found) {
+    point.step_time_s = run.best.step_time_s;
+    point.plan = run.best.plan;
+  }
+  point.needs_bytes = run.needs_bytes;
+  result.sizing.sweep.push_back(point);
+  side.reset();
+}
+
+PlanRun::PlanRun(PlanCosts* costs, const Cluster& cluster, const Training& training, const Fix& fix,
+                 const PlanOptions& options)
+    : impl_(std::make_unique<Impl>(costs, cluster, training, fix, options)) {}
+
+PlanRun::~PlanRun() = default;
+
+const Status& PlanRun::status() const { return impl_->status; }
+
+bool PlanRun::finished() const { return impl_->phase == Phase::kDone; }
+
+void PlanRun::stop_search() {
+  if (impl_->phase == Phase::kSearch) impl_->phase = Phase::kEvaluate;
+}
+
+bool PlanRun::step() {
+  Impl& s = *impl_;
+  switch (s.phase) {
+    case Phase::kSearch: {
+      int64_t work = kStepWork;
+      if (s.options.work_limit > 0) {
+        work = std::min(work, s.options.work_limit - s.planner.counters().work);
+      }
+      if (s.planner.finished() || work <= 0) {
+        s.phase = Phase::kEvaluate;
+        return false;
+      }
+      return s.planner.step(work);
+    }
+    case Phase::kEvaluate:
+      s.evaluate();
+      s.next_phase_after_evaluate();
+      return false;
+    case Phase::kAlternatives:
+      s.step_alternatives();
+      return false;
+    case Phase::kSizing:
+      if (!s.sizing) {
+        s.sizing = std::make_unique<SizingSearch>(s.costs, s.cluster, s.training, s.fix, s.options,
+                                                  s.result.found, s.planner.caches());
+      }
+      if (s.sizing->step()) {
+        s.result.sizing.smallest_gpus = s.sizing->smallest_gpus();
+        if (s.options.sweep) {
+          s.sweep_nodes = sweep_nodes(s.cluster);
+          s.phase = Phase::kSweep;
+        } else {
+          s.phase = Phase::kDone;
+        }
+      }
+      return false;
+    case Phase::kSweep:
+      if (s.sweep_nodes.empty() && s.next_sweep == 0) s.sweep_nodes = sweep_nodes(s.cluster);
+      s.step_sweep();
+      return false;
+    case Phase::kDone:
+      return false;
+  }
+  return false;
+}
+
+Progress PlanRun::progress(double elapsed_s) const {
+  const Impl& s = *impl_;
+  Progress p;
+  p.elapsed_s = elapsed_s;
+  p.found = s.planner.has_best();
+  p.incumbent = p.found ? s.planner.best_time_s() : 0;
+  p.bound = s.planner.lower_bound_s();
+  p.finished = s.phase == Phase::kDone;
+  const SearchCounters& c = s.planner.counters();
+  p.counters.add("phase", phase_name(s.phase))
+      .add("configurations", c.configurations)
+      .add("split_solves", c.split_solves)
+      .add("orders", c.orders)
+      .add("simulations", c.simulations)
+      .add("timed", c.timed)
+      .add("pruned_memory", c.pruned_memory)
+      .add("pruned_bound", c.pruned_bound)
+      .add("rejected", c.rejected)
+      .add("work", c.work)
+      .add("proven", s.planner.proven());
+  if (s.phase == Phase::kAlternatives) {
+    p.counters.add("alternatives_done", static_cast<int64_t>(s.result.alternatives.size()))
+        .add("alternatives", static_cast<int64_t>(s.specs.size()));
+  }
+  with_gap(p);
+  if (s.planner.proven() && p.found) p.gap = 0;
+  return p;
+}
+
+PlanResult PlanRun::finish() {
+  Impl& s = *impl_;
+  if (s.status.is_ok() && !s.evaluated) s.evaluate();
+  PlanResult out = std::move(s.result);
+  s.result = PlanResult{};
+  out.status = s.status;
+  return out;
 }
 
 PlanResult plan_with_costs(PlanCosts* costs, const Cluster& cluster, const Training& training,
-                           const Fix& fix, const PlanOptions& options, const PlanSink& sink,
-                           const std::atomic<bool>* interrupt) {
+                           const Fix& fix, const PlanOptions& options, const ProgressSink& sink,
+                           const Interrupt* interrupt) {
   const auto start = std::chrono::steady_clock::now();
   const auto elapsed = [&start] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
-  Planner planner(costs, cluster, training, fix, options.search);
-  std::vector<PlanEvent> trace;
-  bool stop = false;
-  while (planner.status().is_ok() && !planner.finished() && !stop) {
-    int64_t work = kStepWork;
-    if (options.work_limit > 0) {
-      work = std::min(work, options.work_limit - planner.counters().work);
-      if (work <= 0) break;
-    }
-    const bool improved = planner.step(work);
-    if (improved) {
-      PlanEvent event;
-      event.seconds = elapsed();
-      event.found = planner.has_best();
-      event.step_time_s = planner.has_best() ? planner.best_time_s() : 0;
-      event.bound_s = planner.lower_bound_s();
-      event.gap = gap_of(planner.best_time_s(), event.bound_s);
-      event.counters = planner.counters();
-      trace.push_back(event);
-      if (sink && !sink(event)) stop = true;
-    }
-    if (interrupt && interrupt->load()) stop = true;
-    if (options.work_limit <= 0 && elapsed() > options.time_limit_s) stop = true;
+  PlanRun run(costs, cluster, training, fix, options);
+  std::vector<Progress> trace;
+  const auto report = [&] {
+    trace.push_back(run.progress(elapsed()));
+    return !sink || sink(trace.back()) == SinkReply::kContinue;
+  };
+  bool go_on = run.status().is_ok() && report();
+  while (go_on && !run.finished()) {
+    if (run.step()) go_on = report();
+    if (interrupt && interrupt->load()) go_on = false;
+    if (options.work_limit <= 0 && elapsed() > options.time_limit_s) run.stop_search();
   }
-  PlanResult result = finish_plan(costs, cluster, training, fix, options, planner);
-  result.trace = std::move(trace);
+  if (run.status().is_ok()) {
+    trace.push_back(run.progress(elapsed()));
+    if (sink) sink(trace.back());
+  }
+  PlanResult result = run.finish();
   result.seconds = elapsed();
+  result.trace = std::move(trace);
   return result;
 }
 

@@ -9,9 +9,9 @@
 // plan's predicted step time, memory and throughput, a certified lower bound
 // on the best step time under the cost model, and the gap between the two.
 //
-// Lifecycle (one call):
-//   PlanRequest request;                       // model, cluster, training, --fix, options
-//   PlanResult result = plan(request, sink, interrupt);
+// Lifecycle:
+//   ModelCosts costs = ModelCosts::create(model, cluster, training);  // model_costs.h
+//   PlanResult result = plan_with_costs(&costs, cluster, training, fix, options, sink, stop);
 //   if (!result.status.is_ok()) ...            // a bad --fix: one line, nothing planned
 //   result.found;                              // some plan fits the GPUs' memory
 //   result.best;                               // its StepResult (step_model.h), re-evaluated
@@ -19,15 +19,8 @@
 //   result.alternatives;                       // the why-not table
 //   result.sizing;                             // smallest GPU count that fits, the sweep
 //   plan_json(result);                         // the --json document (CLI and bindings)
-// or step by step, anytime (what the page's worker does between messages):
-//   ModelCosts costs(model, cluster, training);           // model_costs.h (or any PlanCosts)
-//   Planner planner(&costs, cluster, training, fix, {});  // enumerates lazily
-//   if (!planner.status().is_ok()) ...                    // the fix's line
-//   while (!planner.finished() && time remains) {
-//     planner.step(work);                                 // deterministic units of work
-//     planner.best(); planner.lower_bound_s();            // the anytime state
-//   }
-//   PlanResult result = finish_plan(&costs, cluster, training, fix, options, planner);
+// or step by step with PlanRun below (what the page's worker does between
+// messages; plan_with_costs is a loop over it).
 //
 // What happens inside, one file each:
 //   config.cpp      schedules, stage placement, rank layout (tp innermost, then dp, then
@@ -60,6 +53,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -68,6 +62,7 @@
 #include "core/plan/model.h"
 #include "core/plan/search.h"
 #include "core/plan/step_model.h"
+#include "core/progress.h"
 #include "core/status.h"
 
 namespace shardlab::plan {
@@ -82,18 +77,6 @@ struct PlanOptions {
   // Work per alternative and per sizing point (deterministic budgets).
   int64_t side_work = 30000;
 };
-
-// One progress record per improvement, the same fields as every engine's.
-struct PlanEvent {
-  double seconds = 0;  // since plan() started
-  bool found = false;  // a plan that fits is known
-  double step_time_s = 0;
-  double bound_s = 0;
-  double gap = 0;  // (step - bound) / step; 1 while nothing is found
-  SearchCounters counters;
-};
-// Return false to stop early (the best plan so far is still returned).
-using PlanSink = std::function<bool(const PlanEvent&)>;
 
 // A textbook alternative to the chosen plan, planned with its decisions pinned.
 struct Alternative {
@@ -134,23 +117,78 @@ struct PlanResult {
   Sizing sizing;
   SearchCounters counters;
   double seconds = 0;
-  std::vector<PlanEvent> trace;
+  std::vector<Progress> trace;  // the first record and one per improvement (plan_with_costs)
   ModelFacts model;
   Cluster cluster;
   Training training;
   Fix fix;
 };
 
-// The whole answer from costs already built (tests, benchmarks, bindings).
+// The plan lab's anytime run, one bounded step at a time: what the CLI's
+// one-call loop and the page's worker both drive. The phases, in order:
+//   "search"        the main search (Planner steps of 256 units of work);
+//   "evaluate"      the best plan re-evaluated from scratch with the pipeline
+//                   lab's checker (or, when nothing fits, the least memory);
+//   "alternatives"  each why-not row's own pinned search, 256 units a step;
+//   "sizing"        one candidate GPU count of the bisection a step;
+//   "sweep"         (options.sweep) each GPU count's search, 256 units a step;
+//   "done".
+// Every step() is bounded (a few tens of ms on the Table 1 models), so a
+// worker can stop between steps. Nothing inside reads a clock: the caller
+// owns the time limit and calls stop_search() when it passes (the side
+// searches then run on their deterministic budgets, options.side_work), or
+// stops stepping and calls finish() (the rows not reached are left out).
+//
+//   PlanRun run(&costs, cluster, training, fix, options);
+//   if (!run.status().is_ok()) ...                 // a bad --fix: one line
+//   while (!run.finished() && !stop) {
+//     if (run.step()) sink(run.progress(elapsed));  // an improvement
+//     if (elapsed > limit) run.stop_search();
+//   }
+//   PlanResult result = run.finish();
+class PlanRun {
+ public:
+  // costs must outlive the run.
+  PlanRun(PlanCosts* costs, const Cluster& cluster, const Training& training, const Fix& fix,
+          const PlanOptions& options);
+  ~PlanRun();
+  PlanRun(const PlanRun&) = delete;
+  PlanRun& operator=(const PlanRun&) = delete;
+
+  // Not OK when the fix cannot be satisfied (then finished() at once), or
+  // when the re-evaluation disagrees with the search (kInternal).
+  const Status& status() const;
+  // One bounded slice of the current phase; true when the main search's
+  // incumbent or bound improved (the moments a progress record is due).
+  bool step();
+  bool finished() const;
+  // Ends the main search now (the caller's time limit); the next step()
+  // starts the evaluation. Options.work_limit ends it by work instead.
+  void stop_search();
+  // The record every engine reports (core/progress.h): incumbent = the best
+  // step time in seconds, bound = the certified lower bound, finished = the
+  // whole run is done; counters "phase", the search's counters, and
+  // "alternatives_done" / "alternatives" during the why-not searches.
+  Progress progress(double elapsed_s) const;
+  // The result so far: the main search's best plan re-evaluated (done here
+  // when the run stopped before the evaluation), the alternatives and
+  // sizing completed so far. Call once.
+  PlanResult finish();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// The whole answer from costs already built (tests, benchmarks, the CLI): a
+// loop over PlanRun with options.time_limit_s on the main search (unless
+// options.work_limit), the sink called with the first record, each
+// improvement and the last; the sink's kStop or *interrupt ends the run
+// within one step (the best plan so far is still returned, re-evaluated).
 PlanResult plan_with_costs(PlanCosts* costs, const Cluster& cluster, const Training& training,
                            const Fix& fix, const PlanOptions& options,
-                           const PlanSink& sink = nullptr,
-                           const std::atomic<bool>* interrupt = nullptr);
-
-// Completes a result from a planner run elsewhere: re-evaluates the best plan,
-// then alternatives and sizing as the options ask.
-PlanResult finish_plan(PlanCosts* costs, const Cluster& cluster, const Training& training,
-                       const Fix& fix, const PlanOptions& options, Planner& planner);
+                           const ProgressSink& sink = nullptr,
+                           const Interrupt* interrupt = nullptr);
 
 // The --json document: {"plan", "step_time_s", "tokens_per_s", "tflops_per_gpu", "mfu",
 // "memory", "breakdown_s", "lower_bound_s", "gap", "proven", "alternatives", ...};

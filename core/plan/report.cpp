@@ -18,43 +18,6 @@ namespace {
 using nlohmann::ordered_json;
 using pipeline::json_number;
 
-struct Pinned {
-  bool finished = false;
-  bool found = false;
-  StepResult best;
-  int64_t needs_bytes = 0;
-  std::vector<TimedPlan> timed;
-};
-
-Pinned run_pinned(PlanCosts* costs, const Cluster& cluster, const Training& training,
-                  const Fix& fix, const PlanOptions& options, SearchCaches* caches,
-                  const std::vector<TimedPlan>* seeds = nullptr, const Plan* near = nullptr) {
-  Pinned out;
-  Planner planner(costs, cluster, training, fix, options.search, caches);
-  if (!planner.status().is_ok()) return out;
-  if (near) planner.offer(*near);
-  // The best plan another search timed that satisfies the pins starts it.
-  if (seeds) {
-    const TimedPlan* seed = nullptr;
-    for (const TimedPlan& t : *seeds) {
-      if (fix_admits(fix, t.plan) && (!seed || t.step_time_s < seed->step_time_s)) seed = &t;
-    }
-    if (seed) planner.offer(seed->plan);
-  }
-  while (!planner.finished() && planner.counters().work < options.side_work) {
-    planner.step(std::min<int64_t>(256, options.side_work - planner.counters().work));
-  }
-  out.finished = planner.finished();
-  out.found = planner.has_best();
-  out.timed = planner.timed();
-  if (out.found) {
-    out.best = planner.best();
-  } else if (out.finished) {
-    out.needs_bytes = planner.least_memory().bytes;
-  }
-  return out;
-}
-
 // user + pins, or nullopt naming the user's pin it contradicts.
 std::optional<Fix> merge(const Fix& user, const Fix& pins, std::string* conflict) {
   Fix out = user;
@@ -84,34 +47,6 @@ std::optional<Fix> merge(const Fix& user, const Fix& pins, std::string* conflict
   return out;
 }
 
-// The plan with a fix's decisions put in, its stage split left to the DP;
-// nullopt when the GPUs or the batch do not divide.
-std::optional<Plan> with_pins(const Plan& plan, const Fix& fix, int64_t gpus, int64_t batch) {
-  Plan p = plan;
-  p.stage_layers.clear();
-  if (fix.tp) p.tp = *fix.tp;
-  if (fix.pp) p.pp = *fix.pp;
-  if (fix.ep) p.ep = *fix.ep;
-  if (fix.sequence_parallel) p.sequence_parallel = *fix.sequence_parallel;
-  if (fix.zero) p.zero = *fix.zero;
-  if (fix.microbatch_size) p.microbatch_size = *fix.microbatch_size;
-  if (fix.recompute) p.recompute = *fix.recompute;
-  if (fix.schedule) {
-    p.schedule = *fix.schedule;
-    const ScheduleShape shape = schedule_shape(p.schedule, 2);
-    p.vpp = p.schedule == "Interleaved1F1B" ? std::max(2, plan.vpp) : shape.chunks;
-  }
-  if (fix.vpp) p.vpp = *fix.vpp;
-  if (p.tp == 1) p.sequence_parallel = false;
-  if (gpus % (int64_t{p.tp} * p.pp) != 0) return std::nullopt;
-  p.dp = fix.dp ? *fix.dp : static_cast<int32_t>(gpus / (int64_t{p.tp} * p.pp));
-  if (p.dp == 1) p.zero = 0;
-  if (batch % (int64_t{p.dp} * p.microbatch_size) != 0) return std::nullopt;
-  p.microbatches = batch / (int64_t{p.dp} * p.microbatch_size);
-  if (fix.microbatches && *fix.microbatches != p.microbatches) return std::nullopt;
-  return p;
-}
-
 ordered_json plan_object(const Plan& p) {
   ordered_json o;
   o["tp"] = p.tp;
@@ -137,61 +72,57 @@ std::string gigabytes(int64_t bytes) {
   return text;
 }
 
-std::vector<Alternative> alternatives(PlanCosts* costs, const Cluster& cluster,
-                                      const Training& training, const Fix& fix,
-                                      const PlanOptions& options, const StepResult& best,
-                                      SearchCaches* caches, const std::vector<TimedPlan>& seeds) {
-  const Plan& b = best.plan;
-  const ModelFacts& facts = costs->facts();
+PinnedSearch::PinnedSearch(PlanCosts* costs, const Cluster& cluster, const Training& training,
+                           const Fix& fix, const PlanOptions& options, SearchCaches* caches,
+                           const std::vector<TimedPlan>* seeds, const Plan* near)
+    : planner_(costs, cluster, training, fix, options.search, caches), budget_(options.side_work) {
+  if (!planner_.status().is_ok()) {
+    done_ = true;
+    return;
+  }
+  if (near) planner_.offer(*near);
+  // The best plan another search timed that satisfies the pins starts it.
+  if (seeds) {
+    const TimedPlan* seed = nullptr;
+    for (const TimedPlan& t : *seeds) {
+      if (fix_admits(fix, t.plan) && (!seed || t.step_time_s < seed->step_time_s)) seed = &t;
+    }
+    if (seed) planner_.offer(seed->plan);
+  }
+}
+
+bool PinnedSearch::step() {
+  if (done_) return true;
+  if (!planner_.finished() && planner_.counters().work < budget_) {
+    planner_.step(std::min<int64_t>(256, budget_ - planner_.counters().work));
+    return false;
+  }
+  // Finished without a plan: what the least-memory plan would need.
+  if (planner_.finished() && !planner_.has_best() && !needs_known_) {
+    needs_bytes_ = planner_.least_memory().bytes;
+    needs_known_ = true;
+  }
+  done_ = true;
+  return true;
+}
+
+Pinned PinnedSearch::result() const {
+  Pinned out;
+  if (!planner_.status().is_ok()) return out;
+  out.finished = planner_.finished();
+  out.found = planner_.has_best();
+  out.timed = planner_.timed();
+  if (out.found) out.best = planner_.best();
+  out.needs_bytes = needs_bytes_;
+  return out;
+}
+
+std::vector<AlternativeSpec> alternative_specs(const ModelFacts& facts, const Cluster& cluster,
+                                               const Plan& b) {
   const int32_t g = cluster.gpus_per_node;
-  std::vector<Alternative> out;
-  std::vector<TimedPlan> offers = seeds;  // grows with every alternative's plans
-  const auto add = [&](const std::string& name, const Fix& pins,
-                       const std::string& not_applicable) {
-    Alternative a;
-    a.name = name;
-    a.fix = fix_text(pins);
-    if (!not_applicable.empty()) {
-      a.applicable = false;
-      a.reason = not_applicable;
-      out.push_back(a);
-      return;
-    }
-    std::string conflict;
-    const std::optional<Fix> merged = merge(fix, pins, &conflict);
-    if (!merged) {
-      a.applicable = false;
-      a.reason = conflict;
-      out.push_back(a);
-      return;
-    }
-    const Status valid = check_fix(*merged, facts, cluster, training);
-    if (!valid.is_ok()) {
-      a.applicable = false;
-      a.reason = valid.message();
-      out.push_back(a);
-      return;
-    }
-    // The chosen plan with the pins applied (the rest kept, dp and the
-    // micro-batch count following the GPUs and the batch) starts the search.
-    std::optional<Plan> near = with_pins(b, *merged, cluster.gpus(), training.global_batch);
-    const Pinned run = run_pinned(costs, cluster, training, *merged, options, caches, &offers,
-                                  near ? &*near : nullptr);
-    offers.insert(offers.end(), run.timed.begin(), run.timed.end());
-    if (run.found) {
-      a.fits = true;
-      a.proven = run.finished;
-      a.plan = run.best.plan;
-      a.step_time_s = run.best.step_time_s;
-      a.difference = (a.step_time_s - best.step_time_s) / best.step_time_s;
-    } else if (run.finished) {
-      a.needs_bytes = run.needs_bytes;
-      a.reason = a.needs_bytes > 0 ? "needs " + gigabytes(a.needs_bytes) + " per GPU"
-                                   : "no plan of this kind exists here";
-    } else {
-      a.reason = "no plan found within the work budget";
-    }
-    out.push_back(a);
+  std::vector<AlternativeSpec> out;
+  const auto add = [&](const std::string& name, const Fix& pins, const std::string& why) {
+    out.push_back({name, pins, why});
   };
   Fix pins;
   if (!(b.tp == 1 && b.pp == 1 && b.zero == 0)) {
@@ -266,70 +197,138 @@ std::vector<Alternative> alternatives(PlanCosts* costs, const Cluster& cluster,
   return out;
 }
 
-Sizing sizing(PlanCosts* costs, const Cluster& cluster, const Training& training, const Fix& fix,
-              const PlanOptions& options, const PlanResult& result, SearchCaches* caches) {
-  Sizing out;
+std::optional<Fix> prepare_alternative(const AlternativeSpec& spec, const Fix& user,
+                                       const ModelFacts& facts, const Cluster& cluster,
+                                       const Training& training, Alternative* row) {
+  *row = Alternative{};
+  row->name = spec.name;
+  row->fix = fix_text(spec.pins);
+  if (!spec.not_applicable.empty()) {
+    row->applicable = false;
+    row->reason = spec.not_applicable;
+    return std::nullopt;
+  }
+  std::string conflict;
+  std::optional<Fix> merged = merge(user, spec.pins, &conflict);
+  if (!merged) {
+    row->applicable = false;
+    row->reason = conflict;
+    return std::nullopt;
+  }
+  const Status valid = check_fix(*merged, facts, cluster, training);
+  if (!valid.is_ok()) {
+    row->applicable = false;
+    row->reason = valid.message();
+    return std::nullopt;
+  }
+  return merged;
+}
+
+std::optional<Plan> with_pins(const Plan& plan, const Fix& fix, int64_t gpus, int64_t batch) {
+  Plan p = plan;
+  p.stage_layers.clear();
+  if (fix.tp) p.tp = *fix.tp;
+  if (fix.pp) p.pp = *fix.pp;
+  if (fix.ep) p.ep = *fix.ep;
+  if (fix.sequence_parallel) p.sequence_parallel = *fix.sequence_parallel;
+  if (fix.zero) p.zero = *fix.zero;
+  if (fix.microbatch_size) p.microbatch_size = *fix.microbatch_size;
+  if (fix.recompute) p.recompute = *fix.recompute;
+  if (fix.schedule) {
+    p.schedule = *fix.schedule;
+    const ScheduleShape shape = schedule_shape(p.schedule, 2);
+    p.vpp = p.schedule == "Interleaved1F1B" ? std::max(2, plan.vpp) : shape.chunks;
+  }
+  if (fix.vpp) p.vpp = *fix.vpp;
+  if (p.tp == 1) p.sequence_parallel = false;
+  if (gpus % (int64_t{p.tp} * p.pp) != 0) return std::nullopt;
+  p.dp = fix.dp ? *fix.dp : static_cast<int32_t>(gpus / (int64_t{p.tp} * p.pp));
+  if (p.dp == 1) p.zero = 0;
+  if (batch % (int64_t{p.dp} * p.microbatch_size) != 0) return std::nullopt;
+  p.microbatches = batch / (int64_t{p.dp} * p.microbatch_size);
+  if (fix.microbatches && *fix.microbatches != p.microbatches) return std::nullopt;
+  return p;
+}
+
+void complete_alternative(const Pinned& run, const StepResult& best, Alternative* a) {
+  if (run.found) {
+    a->fits = true;
+    a->proven = run.finished;
+    a->plan = run.best.plan;
+    a->step_time_s = run.best.step_time_s;
+    a->difference = (a->step_time_s - best.step_time_s) / best.step_time_s;
+  } else if (run.finished) {
+    a->needs_bytes = run.needs_bytes;
+    a->reason = a->needs_bytes > 0 ? "needs " + gigabytes(a->needs_bytes) + " per GPU"
+                                   : "no plan of this kind exists here";
+  } else {
+    a->reason = "no plan found within the work budget";
+  }
+}
+
+Fix sizing_fix(const Fix& fix) {
   Fix free = fix;
   free.dp.reset();
   free.stage_layers.reset();
-  const int64_t limit = static_cast<int64_t>(cluster.memory_GB * 1e9);
+  return free;
+}
+
+SizingSearch::SizingSearch(PlanCosts* costs, const Cluster& cluster, const Training& training,
+                           const Fix& fix, const PlanOptions& options, bool cluster_fits,
+                           SearchCaches* caches)
+    : costs_(costs),
+      cluster_(cluster),
+      training_(training),
+      free_(sizing_fix(fix)),
+      search_(options.search),
+      cluster_fits_(cluster_fits),
+      caches_(caches) {
   const int32_t most_nodes = std::max(2 * cluster.nodes, 4096 / std::max(1, cluster.gpus_per_node));
-  // The smallest: node counts 1, 2, 3, 4, 6, 8, 12, 16, ... (2^k and 3 x 2^k).
-  std::vector<int32_t> counts;
+  // Node counts 1, 2, 3, 4, 6, 8, 12, 16, ... (2^k and 3 x 2^k).
   for (int64_t n = 1; n <= most_nodes; n *= 2) {
-    counts.push_back(static_cast<int32_t>(n));
-    if (3 * n / 2 > n && 3 * n / 2 <= most_nodes && n >= 2)
-      counts.push_back(static_cast<int32_t>(3 * n / 2));
+    counts_.push_back(static_cast<int32_t>(n));
+    if (n >= 2 && 3 * n / 2 <= most_nodes) counts_.push_back(static_cast<int32_t>(3 * n / 2));
   }
-  std::sort(counts.begin(), counts.end());
-  counts.erase(std::unique(counts.begin(), counts.end()), counts.end());
-  if (options.sizing) {
-    // Memory needs fall as GPUs are added (up to the batch's divisibility),
-    // so the smallest count is found by bisection over the candidates (below
-    // the cluster when it fits).
-    if (result.found) {
-      counts.erase(std::remove_if(counts.begin(), counts.end(),
-                                  [&](int32_t n) { return n >= cluster.nodes; }),
-                   counts.end());
-      counts.push_back(cluster.nodes);
-    }
-    const auto fits = [&](int32_t nodes) {
-      if (result.found && nodes == cluster.nodes) return true;
-      Cluster c = cluster;
-      c.nodes = nodes;
-      if (!check_fix(free, costs->facts(), c, training).is_ok()) return false;
-      Planner planner(costs, c, training, free, options.search, caches);
+  std::sort(counts_.begin(), counts_.end());
+  counts_.erase(std::unique(counts_.begin(), counts_.end()), counts_.end());
+  // When the cluster fits, the answer is at most the cluster itself.
+  if (cluster_fits) {
+    counts_.erase(std::remove_if(counts_.begin(), counts_.end(),
+                                 [&](int32_t n) { return n >= cluster.nodes; }),
+                  counts_.end());
+    counts_.push_back(cluster.nodes);
+  }
+  hi_ = counts_.size();  // the answer is in [lo, hi); hi: none
+}
+
+bool SizingSearch::step() {
+  if (done()) return true;
+  const size_t mid = lo_ + (hi_ - lo_) / 2;
+  const int32_t nodes = counts_[mid];
+  bool fits = cluster_fits_ && nodes == cluster_.nodes;
+  if (!fits) {
+    Cluster c = cluster_;
+    c.nodes = nodes;
+    const int64_t limit = static_cast<int64_t>(cluster_.memory_GB * 1e9);
+    if (check_fix(free_, costs_->facts(), c, training_).is_ok()) {
+      Planner planner(costs_, c, training_, free_, search_, caches_);
       const Planner::NeedsMemory least = planner.least_memory(limit);
-      return least.any && least.bytes <= limit;
-    };
-    size_t lo = 0, hi = counts.size();  // the answer is in [lo, hi); hi: none
-    while (lo < hi) {
-      const size_t mid = lo + (hi - lo) / 2;
-      if (fits(counts[mid])) {
-        hi = mid;
-        out.smallest_gpus = static_cast<int64_t>(counts[mid]) * cluster.gpus_per_node;
-      } else {
-        lo = mid + 1;
-      }
+      fits = least.any && least.bytes <= limit;
     }
   }
-  if (options.sweep) {
-    for (int64_t nodes = 1; nodes <= 2 * cluster.nodes; nodes *= 2) {
-      Cluster c = cluster;
-      c.nodes = static_cast<int32_t>(nodes);
-      SizingPoint point;
-      point.gpus = c.gpus();
-      if (check_fix(free, costs->facts(), c, training).is_ok()) {
-        const Pinned run = run_pinned(costs, c, training, free, options, caches);
-        point.fits = run.found;
-        if (run.found) {
-          point.step_time_s = run.best.step_time_s;
-          point.plan = run.best.plan;
-        }
-        point.needs_bytes = run.needs_bytes;
-      }
-      out.sweep.push_back(point);
-    }
+  if (fits) {
+    hi_ = mid;
+    smallest_gpus_ = static_cast<int64_t>(nodes) * cluster_.gpus_per_node;
+  } else {
+    lo_ = mid + 1;
+  }
+  return done();
+}
+
+std::vector<int32_t> sweep_nodes(const Cluster& cluster) {
+  std::vector<int32_t> out;
+  for (int64_t nodes = 1; nodes <= 2 * cluster.nodes; nodes *= 2) {
+    out.push_back(static_cast<int32_t>(nodes));
   }
   return out;
 }
@@ -340,6 +339,7 @@ std::string plan_json(const PlanResult& r, int indent) {
   out["version"] = 1;
   ordered_json model;
   model["name"] = r.model.name;
+  model["kind"] = r.model.kind;
   model["layers"] = r.model.layers;
   model["hidden"] = r.model.hidden;
   model["heads"] = r.model.heads;
@@ -444,8 +444,13 @@ std::string plan_json(const PlanResult& r, int indent) {
       o["end_s"] = json_number(d.end_s);
       o["exposed_s"] = json_number(d.exposed_s);
       o["finish_s"] = json_number(d.finish_s);
-      o["memory_bytes"] = d.memory.total();
-      o["activation_bytes"] = d.memory.activations;
+      ordered_json mem;
+      mem["parameters"] = d.memory.state.parameters;
+      mem["gradients"] = d.memory.state.gradients;
+      mem["optimizer"] = d.memory.state.optimizer;
+      mem["activations"] = d.memory.activations + d.memory.transient;
+      mem["peak"] = d.memory.total();
+      o["memory"] = mem;
       o["inflight_microbatches"] = d.peak_microbatches;
       devices.push_back(o);
     }

@@ -434,6 +434,7 @@ double Planner::lower_bound_s() const {
 const SearchCounters& Planner::counters() const { return impl_->counters; }
 SearchCaches* Planner::caches() { return impl_->caches; }
 const std::vector<TimedPlan>& Planner::timed() const { return impl_->timed; }
+const std::string& Planner::first_rejection() const { return impl_->first_rejection; }
 
 bool Planner::offer(const Plan& plan) {
   Impl& s = *impl_;

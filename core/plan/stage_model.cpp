@@ -105,6 +105,8 @@ StageCost StageModel::stage(int32_t k, int32_t n, bool with_zero) const {
     s.dense_parameters += part->dense_parameters;
     s.expert_parameters += part->expert_parameters;
   }
+  // A head tied to the embedding shares its matrix when both are on this stage.
+  if (first && last) s.dense_parameters -= head_.tied_parameters;
   if (!shape_.split_backward) s.keep_bytes = 0;  // W runs inside B: nothing waits for it
   s.keep_bytes = std::min(s.keep_bytes, s.act_bytes);
   s.f_s = fc + fm;
