@@ -1,17 +1,17 @@
 // The plan lab's JavaScript surface (its own EMSCRIPTEN_BINDINGS block): a
 // PlanSession holds the parsed model, cluster and training (text crosses the
-// seam once, when a preset is named or a file is read), and PlanRun steps the
-// plan lab's search (core/plan/plan.h) in the worker's time slices with the
-// one progress record, then completes the result as the CLI does and returns
-// it through the core's one serialiser (plan_json), with the exports and the
-// winning plan's pipeline timeline. Results in the shape of wasm/result.h.
+// seam once, when a preset is named or a file is read), and PlanRun steps
+// core/plan/plan.h's PlanRun (the CLI's loop) in the worker's time slices
+// with the one progress record, and returns its result through the core's
+// one serialiser (plan_json), with the exports and the winning plan's
+// pipeline timeline. Results in the shape of wasm/result.h.
 //
 // Call chain:
 //   web/plan/lab.mjs ── plan_client.mjs ── postMessage ──> web/plan/worker.js
 //     worker.js: new PlanSession(); setModelPreset(name) | setModelText(text, source),
 //                setClusterPreset(name) | setClusterText(text, source), setTraining(json)
 //                when an input changes; run(optionsJson) -> PlanRun .step(work) / .finished() /
-//                .progress(s) / .finish(s, sideSearches); layout(part, configJson)
+//                .stopSearch() / .progress(s) / .finish(); layout(part, configJson)
 //       ─> core/plan/inputs.h, model_costs.h, plan.h, exports.h; core/pipeline/pipeline.h
 //   tests/wasm/plan.test.mjs compares finish()'s JSON with `parity_native cli plan ... --json`.
 #include <emscripten/bind.h>
@@ -108,73 +108,43 @@ Result<PlanOptions> run_options(const std::string& text) {
 
 }  // namespace
 
-// One run of the search on a session's inputs, stepped by the worker: the
-// loop of plan_with_costs (core/plan/plan.cpp), kept here until plan.h
-// offers it as a class; JavaScript sees it as PlanRun.
+// One run on a session's inputs, stepped by the worker: core/plan/plan.h's
+// PlanRun (the loop plan_with_costs runs for the CLI), whose every step is
+// bounded in every phase (search, evaluation, each why-not row, each sizing
+// point), so a STOP is served between two steps. JavaScript sees it as
+// PlanRun. Held through a shared_ptr: Embind copies the object it returns.
 class SteppedRun {
  public:
   SteppedRun(std::shared_ptr<ModelCosts> costs, const ModelInput& model, const Cluster& cluster,
              const Training& training, const Fix& fix, const PlanOptions& options)
       : costs_(std::move(costs)),
         model_(model),
-        cluster_(cluster),
         training_(training),
-        fix_(fix),
-        options_(options),
-        planner_(std::make_shared<Planner>(costs_.get(), cluster, training, fix, options.search)) {}
+        run_(std::make_shared<PlanRun>(costs_.get(), cluster, training, fix, options)) {}
 
-  const Status& status() const { return planner_->status(); }
+  const Status& status() const { return run_->status(); }
 
-  // About `work` units of the search (the worker passes plan_with_costs' own
-  // slice, 256, so that a run cut by a work limit stops where the CLI's does):
-  // true when the plan or the bound improved.
-  bool step(double work) {
-    if (finished()) return false;
-    int64_t units = static_cast<int64_t>(work);
-    if (options_.work_limit > 0) units = std::min(units, options_.work_limit - counters().work);
-    return planner_->step(units);
-  }
+  // One bounded step of the current phase (the worker loop's work argument is
+  // not needed: PlanRun bounds its own steps); true when the main search's
+  // incumbent or bound improved.
+  bool step(double) { return run_->step(); }
+  bool finished() const { return run_->finished(); }
+  // The time limit: the main search ends, the evaluation and the side
+  // searches go on, as in the CLI.
+  void stop_search() { run_->stop_search(); }
 
-  bool finished() const {
-    if (!planner_->status().is_ok() || planner_->finished()) return true;
-    return options_.work_limit > 0 && counters().work >= options_.work_limit;
-  }
-
-  // The progress record (core/progress.h): the incumbent is the best plan's
-  // step time in seconds, the bound the certified lower bound on any plan's.
+  // The progress record (core/progress.h) with PlanRun's counters.
   val progress(double elapsed_s) const {
-    Progress p;
-    p.elapsed_s = elapsed_s;
-    p.found = planner_->has_best();
-    p.incumbent = p.found ? planner_->best_time_s() : 0;
-    p.bound = planner_->lower_bound_s();
-    p.finished = planner_->finished();
-    const SearchCounters& c = counters();
-    p.counters.add("configurations", c.configurations)
-        .add("split_solves", c.split_solves)
-        .add("simulations", c.simulations)
-        .add("timed", c.timed)
-        .add("pruned_memory", c.pruned_memory)
-        .add("pruned_bound", c.pruned_bound)
-        .add("rejected", c.rejected)
-        .add("work", c.work);
-    if (p.found) p.counters.add("plan", plan_summary(planner_->best().plan));
-    return shardlab::web::progress_val(with_gap(p));
+    return shardlab::web::progress_val(run_->progress(elapsed_s));
   }
 
-  // The whole answer, as `shardlab plan --json` prints it (the re-checked
-  // best plan, alternatives and sizing), with what the page shows beside it:
-  // {json, megatron, megatronNotes, torchtitan, timeline (schedule JSON, or
-  // null), timelineError}. The exports are null for an einsum model.
-  // side_searches false (a Stop) skips the why-not table and sizing, which
-  // finish_plan runs in one call of several seconds on large models, so that
-  // a stopped run answers at once with its best plan.
-  val finish(double seconds, bool side_searches) {
-    PlanOptions options = options_;
-    if (!side_searches) options.alternatives = options.sizing = options.sweep = false;
-    PlanResult result = finish_plan(costs_.get(), cluster_, training_, fix_, options, *planner_);
+  // The answer so far, as `shardlab plan --json` prints it (all of it when
+  // the run finished), with what the page shows beside it: {json, megatron,
+  // megatronNotes, torchtitan, timeline (schedule JSON, or null),
+  // timelineError}. The exports are null for an einsum model.
+  val finish() {
+    PlanResult result = run_->finish();
     if (!result.status.is_ok()) return failure(result.status);
-    result.seconds = seconds;
     val out = val::object();
     out.set("json", plan_json(result));
     out.set("megatron", val::null());
@@ -202,16 +172,10 @@ class SteppedRun {
   }
 
  private:
-  const SearchCounters& counters() const { return planner_->counters(); }
-
-  std::shared_ptr<ModelCosts> costs_;
+  std::shared_ptr<ModelCosts> costs_;  // outlives run_ (declared first)
   ModelInput model_;
-  Cluster cluster_;
   Training training_;
-  Fix fix_;
-  PlanOptions options_;
-  // Shared: Embind copies the run into the JS handle.
-  std::shared_ptr<Planner> planner_;
+  std::shared_ptr<PlanRun> run_;
 };
 
 class PlanSession {
@@ -400,6 +364,7 @@ EMSCRIPTEN_BINDINGS(plan) {
   emscripten::class_<SteppedRun>("PlanRun")
       .function("step", &SteppedRun::step)
       .function("finished", &SteppedRun::finished)
+      .function("stopSearch", &SteppedRun::stop_search)
       .function("progress", &SteppedRun::progress)
       .function("finish", &SteppedRun::finish);
 }

@@ -36,10 +36,10 @@ export function memoryRows(result) {
   const worst = result.memory || {};
   return (result.devices || []).map((d, device) => {
     let parts;
-    if (d.parameters !== undefined) {
+    if (d.memory) {
       parts = [
-        ['parameters', d.parameters], ['gradients', d.gradients], ['optimizer', d.optimizer],
-        ['activations', d.activations ?? d.activation_bytes]
+        ['parameters', d.memory.parameters], ['gradients', d.memory.gradients],
+        ['optimizer', d.memory.optimizer], ['activations', d.memory.activations]
       ];
     } else if (device === worst.device) {
       parts = [
@@ -55,7 +55,7 @@ export function memoryRows(result) {
       device,
       stages: d.stages || [],
       layers: d.layers || [],
-      total: d.memory_bytes ?? segments.reduce((s, x) => s + x.bytes, 0),
+      total: d.memory ? d.memory.peak : d.memory_bytes ?? segments.reduce((s, x) => s + x.bytes, 0),
       segments,
     };
   });

@@ -206,8 +206,9 @@ async function runOnce() {
     } else {
       setStatus('done', `done: ${found}`);
     }
+    // A stopped run's answer lacks the side searches: not kept.
     try {
-      await savePlan(await requestKey(request), done);
+      if (done.reason !== 'stopped') await savePlan(await requestKey(request), done);
     } catch (error) {
       // Private windows may refuse IndexedDB; the fragment still holds the request.
     }

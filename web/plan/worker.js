@@ -14,10 +14,9 @@
 //             shardlab.js (Embind, wasm/plan_bindings.cpp) -> core/plan/
 importScripts('../worker_boot.js');
 
-const SLICE_MS = 40;  // search time between event-loop turns (a STOP gets through)
-// Work per step: plan_with_costs' own slice (core/plan/plan.cpp), so a run cut
-// by a work limit stops where the CLI's does.
-const STEP_WORK = 256;
+const SLICE_MS = 40;  // steps between event-loop turns (a STOP gets through)
+// The worker loop's work argument: PlanRun bounds its own steps.
+const STEP_WORK = 0;
 
 let P = null;  // protocol.mjs
 let L = null;  // worker_loop.mjs
@@ -40,6 +39,9 @@ function open(req) {
   return out;
 }
 
+// As the CLI's plan_with_costs: the time limit ends the main search, then
+// the evaluation, the why-not rows and sizing go on in their own bounded
+// steps; a STOP ends the run where it is, with the answer so far.
 async function plan(req, run) {
   const options = {...(req.options || {}), time_limit_s: req.timeLimitS};
   const engine = R.unwrap(session.run(JSON.stringify(options)));
@@ -48,21 +50,25 @@ async function plan(req, run) {
     const elapsed = () => (performance.now() - startedMs) / 1000;
     const post = (improved) =>
         run.post(improved ? P.MSG.INCUMBENT : P.MSG.PROGRESS, {record: engine.progress(elapsed())});
-    const {reason} = await L.runSlices({
+    const slices = (timeLimitS, dirty) => L.runSlices({
       engine,
       run,
-      timeLimitS: req.timeLimitS,
+      timeLimitS,
       elapsed,
       stepWork: STEP_WORK,
       sliceMs: SLICE_MS,
-      dirty: false,
+      dirty,
       report: (improved) => post(improved),
     });
+    let {reason, dirty} = await slices(req.timeLimitS, false);
     const searchS = elapsed();
+    if (reason === 'time') {
+      engine.stopSearch();
+      ({reason, dirty} = await slices(Infinity, dirty));
+      if (reason === 'finished') reason = 'time';
+    }
     post(true);
-    // Re-checking the winner, the why-not table and sizing, as the CLI does;
-    // after a Stop only the re-check (the side searches block for seconds).
-    const result = R.unwrap(engine.finish(searchS, reason !== 'stopped'));
+    const result = R.unwrap(engine.finish());
     return {reason, searchS, elapsedS: elapsed(), ...result};
   } finally {
     engine.delete();
