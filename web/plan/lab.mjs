@@ -197,9 +197,10 @@ async function runOnce() {
     await remember(request);
     const done = await app.client.plan({sweep: request.sweep}, request.timeS);
     show(done);
-    const found = !done.result.found ? 'no plan fits' :
-        done.result.proven           ? 'proven optimal' :
-                                       `gap ${f.percent(done.result.gap, 2)}`;
+    const found = !done.result.found ?
+        (done.reason === 'stopped' ? 'no plan found yet' : 'no plan fits') :
+        done.result.proven ? 'proven optimal' :
+                             `gap ${f.percent(done.result.gap, 2)}`;
     q('plan-progress').textContent = `planned in ${f.seconds(done.elapsedS)}`;
     if (done.reason === 'stopped') {
       setStatus('stopped', `stopped: ${found}`);
@@ -227,7 +228,11 @@ function show(done) {
   q('plan-restored').textContent =
       done.savedAt ? `restored from ${new Date(done.savedAt).toLocaleString()}` : '';
   q('plan-nofit').hidden = r.found;
-  q('plan-nofit').textContent = r.found ? '' : noFitText(r);
+  // A Stop before the first plan says so: "no plan fits" would be a claim.
+  const early = !r.found && done.reason === 'stopped';
+  q('plan-nofit').textContent = r.found ? '' :
+      early ? 'Stopped before the search found a plan; press Plan to search again.' :
+              noFitText(r);
   renderRows(q('plan-card'), r.found ? cardRows(r.plan) : []);
   renderRows(q('plan-numbers'), r.found ? numberRows(r) : []);
   if (r.found) {
