@@ -2,12 +2,24 @@
 // from one layout to another. The ring algorithms behind the factors: an
 // all-reduce is a reduce-scatter followed by an all-gather, each moving
 // (n-1)/n of the data per device (Patarasuk and Yuan 2009; Thakur, Rabenseifner
-// and Gropp 2005); Alpa's and XLA's auto-sharding cost models use the same
+// and Gropp 2005; NCCL's "bus bandwidth" uses the same factors, nccl-tests
+// doc/PERFORMANCE.md); Alpa's and XLA's auto-sharding cost models use the same
 // per-axis alpha-beta terms on a logical device mesh (Zheng et al., OSDI 2022).
+// Over several levels (NVLink inside a node, InfiniBand across) the
+// collectives are hierarchical, as Horovod's hierarchical all-reduce (NCCL
+// reduce-scatter, all-reduce across nodes, NCCL all-gather; Sergeev and Del
+// Balso 2018), Jia et al.'s 2D all-reduce (2018) and Huawei HCCL's
+// hierarchical collectives run them, and the all-to-all is Tutel's
+// two-dimensional hierarchical one (one exchange inside the node, one
+// across; Hwang et al., MLSys 2023). A ring over all the devices at the
+// slowest link's bandwidth moves every byte over the slow link; the
+// hierarchy sends only 1/n_fast of it there.
 #include "core/teach/collectives.h"
 
 #include <algorithm>
 #include <cmath>
+
+#include "core/sharding/types.h"
 
 namespace shardlab::teach {
 
@@ -25,29 +37,96 @@ const char* collective_name(CollectiveKind kind) {
   return "?";
 }
 
+namespace {
+
+// Rounds a non-negative time to whole nanoseconds; kForbidden when it does
+// not fit (the generator reports that as an error rather than a choice).
+int64_t to_ns(double ns) {
+  if (!(ns < static_cast<double>(kForbidden))) return kForbidden;
+  return std::llround(ns);
+}
+
+// The sum of the hierarchical collective's terms (collectives.h), before
+// rounding. With one level it is exactly the single-axis formula.
+double hierarchical_ns(CollectiveKind kind, double bytes, std::vector<AxisLink> levels) {
+  levels.erase(std::remove_if(levels.begin(), levels.end(),
+                              [](const AxisLink& l) { return l.devices <= 1; }),
+               levels.end());
+  std::stable_sort(levels.begin(), levels.end(), [](const AxisLink& a, const AxisLink& b) {
+    return a.bandwidth_GBps > b.bandwidth_GBps;
+  });
+  double ns = 0;
+  double shard = bytes;  // S_i: what one device holds entering level i
+  for (size_t i = 0; i < levels.size(); ++i) {
+    const double n = static_cast<double>(levels[i].devices);
+    const bool last = i + 1 == levels.size();
+    // bytes / (GB/s) is nanoseconds; latency_us * 1000 is nanoseconds.
+    const double alpha = levels[i].latency_us * 1e3;
+    switch (kind) {
+      case CollectiveKind::kAllReduce: {
+        const double factor = 2.0 * (n - 1) / n;
+        // Below the top level: a reduce-scatter and an all-gather (two
+        // latencies); at the top, one all-reduce (one latency, as on one axis).
+        ns += factor * shard / levels[i].bandwidth_GBps + (last ? alpha : 2 * alpha);
+        shard /= n;
+        break;
+      }
+      case CollectiveKind::kAllGather:
+      case CollectiveKind::kReduceScatter: {
+        const double factor = 1.0 * (n - 1) / n;
+        ns += factor * shard / levels[i].bandwidth_GBps + alpha;
+        shard /= n;
+        break;
+      }
+      case CollectiveKind::kAllToAll: {
+        const double factor = 1.0 * (n - 1) / n;
+        ns += factor * bytes / levels[i].bandwidth_GBps + alpha;
+        break;
+      }
+    }
+  }
+  return ns;
+}
+
+}  // namespace
+
+int64_t collective_ns(CollectiveKind kind, int64_t bytes, const std::vector<AxisLink>& levels) {
+  return to_ns(hierarchical_ns(kind, static_cast<double>(bytes), levels));
+}
+
+int64_t p2p_ns(int64_t bytes, const AxisLink& link) {
+  return to_ns(static_cast<double>(bytes) / link.bandwidth_GBps + link.latency_us * 1e3);
+}
+
 int64_t CostTable::compute_ns(double flops, int64_t shards) const {
   if (model_ == CostModel::kCommunication) return 0;
   // flops / (tflops * 1e12) seconds = flops / (tflops * 1e3) nanoseconds.
-  return std::llround(flops / static_cast<double>(shards) / (mesh_.device_tflops * 1e3));
+  return to_ns(flops / static_cast<double>(shards) /
+               (mesh_.device_tflops * mesh_.matmul_efficiency * 1e3));
+}
+
+std::vector<AxisLink> CostTable::levels(int32_t axis) const {
+  std::vector<AxisLink> out;
+  if (static_cast<size_t>(axis) < mesh_.axis_levels.size() && !mesh_.axis_levels[axis].empty()) {
+    out = mesh_.axis_levels[axis];
+  } else {
+    out.push_back({mesh_.shape[axis], mesh_.bandwidth_GBps[axis], mesh_.latency_us[axis]});
+  }
+  for (AxisLink& l : out) {
+    l.bandwidth_GBps *= mesh_.comm_efficiency;
+    if (model_ == CostModel::kBandwidth) l.latency_us = 0;
+  }
+  return out;
 }
 
 int64_t CostTable::collective_ns(CollectiveKind kind, const std::vector<int32_t>& axes,
                                  int64_t bytes) const {
-  double n = 1;
-  double bandwidth = 0;
-  double latency = 0;
+  std::vector<AxisLink> all;
   for (int32_t a : axes) {
-    n *= mesh_.shape[a];
-    bandwidth =
-        bandwidth == 0 ? mesh_.bandwidth_GBps[a] : std::min(bandwidth, mesh_.bandwidth_GBps[a]);
-    latency = std::max(latency, mesh_.latency_us[a]);
+    const std::vector<AxisLink> own = levels(a);
+    all.insert(all.end(), own.begin(), own.end());
   }
-  if (n <= 1) return 0;
-  const double factor = (kind == CollectiveKind::kAllReduce ? 2.0 : 1.0) * (n - 1) / n;
-  // bytes / (GB/s) is nanoseconds; latency_us * 1000 is nanoseconds.
-  double ns = factor * static_cast<double>(bytes) / bandwidth;
-  if (model_ != CostModel::kBandwidth) ns += latency * 1e3;
-  return std::llround(ns);
+  return teach::collective_ns(kind, bytes, all);
 }
 
 Collective CostTable::make(CollectiveKind kind, std::vector<int32_t> axes, int64_t bytes,

@@ -17,6 +17,16 @@ namespace shardlab::teach {
 
 constexpr int32_t kMaxMeshRank = 4;
 
+// One level of an interconnect: `devices` along it, each sending and
+// receiving at bandwidth_GBps (per device, per direction; 1e9 bytes per
+// second) after latency_us. The cost model (collectives.h) prices a
+// collective over several levels hierarchically.
+struct AxisLink {
+  int64_t devices = 1;
+  double bandwidth_GBps = 0;
+  double latency_us = 0;
+};
+
 struct MeshSpec {
   std::vector<int32_t> shape;          // devices along each axis
   std::vector<std::string> axes;       // axis names (default x, y, z, w)
@@ -25,6 +35,16 @@ struct MeshSpec {
   double device_tflops = 0;            // dense throughput of one device
   bool has_memory = false;             // device_memory_GB given
   double device_memory_GB = 0;         // the usage limit, 1e9 bytes
+  // Achievable fractions of the peaks (the plan lab passes its cluster's;
+  // 1 by default, so that a model file's figures are the textbook's):
+  double matmul_efficiency = 1;  // of device_tflops, for every op's FLOPs
+  double comm_efficiency = 1;    // of every axis's bandwidth
+  // Set by the plan lab, never by a model file: an axis whose devices span
+  // several interconnect levels (an expert-parallel axis partly inside a
+  // node, partly across nodes) is priced over these levels (the product of
+  // their devices is shape[a]) instead of bandwidth_GBps[a] and
+  // latency_us[a]. Empty, or one entry per axis (an empty entry: the axis's own).
+  std::vector<std::vector<AxisLink>> axis_levels;
 
   int32_t rank() const { return static_cast<int32_t>(shape.size()); }
   int64_t devices() const;

@@ -97,8 +97,8 @@ class Reader {
   // ---- mesh ----------------------------------------------------------------
 
   Status read_mesh(const JsonAt& mesh) {
-    Status s = mesh.only_keys(
-        {"shape", "axes", "bandwidth_GBps", "latency_us", "device_tflops", "device_memory_GB"});
+    Status s = mesh.only_keys({"shape", "axes", "bandwidth_GBps", "latency_us", "device_tflops",
+                               "device_memory_GB", "matmul_efficiency", "comm_efficiency"});
     if (!s.is_ok()) return s;
     MeshSpec& m = model_.mesh;
     const JsonAt shape = mesh["shape"];
@@ -148,7 +148,10 @@ class Reader {
       m.has_memory = true;
       m.device_memory_GB = memory.value();
     }
-    return Status::ok();
+    json::Errors e;
+    m.matmul_efficiency = e.take(mesh.number_or("matmul_efficiency", 1, 1e-6, 1));
+    m.comm_efficiency = e.take(mesh.number_or("comm_efficiency", 1, 1e-6, 1));
+    return e.status();
   }
 
   // A number for every axis, or an array with one number per axis.

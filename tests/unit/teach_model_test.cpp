@@ -119,7 +119,8 @@ TEST_CASE("teach model: mistakes are reported at the value, with path and expect
        "numbers (one per mesh axis), found an array of 2 items"},
       {"\"device_tflops\"", "\"device_tflop\"",
        "m.json:4:12 (byte 114): at mesh: expected one of the keys shape, axes, "
-       "bandwidth_GBps, latency_us, device_tflops, device_memory_GB, found the key "
+       "bandwidth_GBps, latency_us, device_tflops, device_memory_GB, matmul_efficiency, "
+       "comm_efficiency, found the key "
        "\"device_tflop\" (did you mean \"device_tflops\"?)"},
       {"\"shape\": [8]", "\"shape\": [0]",
        "m.json:3:22 (byte 40): at mesh.shape[0]: expected an integer from 1 to 65536, found "
