@@ -259,8 +259,11 @@ bool reduces_partial_sums(const GraphNode& node, const Strategy& strategy, const
 
 Layout operand_layout(const GraphNode& node, const Strategy& strategy, size_t operand) {
   Layout layout = layout_of(node, strategy, node.operands[operand].letters);
+  // A gradient sum takes partial terms; the shared output that leads it
+  // (whose strategy carries the same bits) reads its producer's value whole.
+  if (node.kind != NodeKind::kGradSum) return layout;
   for (size_t a = 0; a < layout.size(); ++a) {
-    if (strategy.partial & (1u << a)) layout[a] = kPartial;  // a gradient sum's partial terms
+    if (strategy.partial & (1u << a)) layout[a] = kPartial;
   }
   return layout;
 }
