@@ -62,7 +62,7 @@ int64_t p2p_ns(int64_t bytes, const AxisLink& link);
 // The prices of one mesh under one cost-model preset (model.h's CostModel).
 class CostTable {
  public:
-  CostTable(const MeshSpec& mesh, CostModel model) : mesh_(mesh), model_(model) {}
+  CostTable(const MeshSpec& mesh, CostModel model);
   const MeshSpec& mesh() const { return mesh_; }
   CostModel model() const { return model_; }
 
@@ -70,6 +70,8 @@ class CostTable {
   // Over the mesh axes `axes` (their levels, hierarchical; no latency with
   // the "bandwidth" preset).
   int64_t collective_ns(CollectiveKind kind, const std::vector<int32_t>& axes, int64_t bytes) const;
+  // The same over the axes of a bit mask (bit a: mesh axis a).
+  int64_t collective_ns_mask(CollectiveKind kind, uint32_t axes, int64_t bytes) const;
   // The interconnect levels of mesh axis a (its own link, or axis_levels[a]),
   // at the effective bandwidth.
   std::vector<AxisLink> levels(int32_t axis) const;
@@ -79,6 +81,8 @@ class CostTable {
  private:
   MeshSpec mesh_;
   CostModel model_;
+  std::vector<AxisLink> own_levels(int32_t axis) const;
+  std::vector<std::vector<AxisLink>> levels_;  // per axis, as levels() returns them
 };
 
 // A tensor's layout: for every mesh axis, the tensor dimension it splits, or

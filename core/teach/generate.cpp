@@ -105,7 +105,9 @@ Result<Generated> generate(const ModelSpec& model, const GenerateOptions& option
   }
   for (int32_t v = 0; v < n; ++v) {
     gen.strategies[v] = enumerate_strategies(nodes[v], gen.model);
-    if (!options.pinned_letters.empty() && nodes[v].lead == v) {
+    // A shared output is a re-partitioned copy for its readers: not pinned.
+    if (!options.pinned_letters.empty() && nodes[v].lead == v &&
+        nodes[v].kind != NodeKind::kShared) {
       Status pinned =
           apply_pins(nodes[v], options.pinned_letters, gen.model.mesh, &gen.strategies[v]);
       if (!pinned.is_ok()) return pinned;
@@ -267,15 +269,28 @@ Result<Generated> generate(const ModelSpec& model, const GenerateOptions& option
     const int32_t ku = static_cast<int32_t>(gen.strategies[lu].size());
     const int32_t kv = static_cast<int32_t>(gen.strategies[lv].size());
     std::vector<Cost> matrix(static_cast<size_t>(ku) * kv, 0);
+    std::vector<Cost> priced;  // per pair of member strategies: many lead pairs share one
+    std::vector<Layout> have, want;
     for (const Link& link : edge.links) {
+      const size_t members_to = gen.strategies[link.to].size();
+      priced.assign(gen.strategies[link.from].size() * members_to, -1);
+      have.assign(gen.strategies[link.from].size(), Layout());
+      want.assign(members_to, Layout());
+      const TensorShape shape = output_shape(nodes[link.from]);
       for (int32_t a = 0; a < ku; ++a) {
         for (int32_t b = 0; b < kv; ++b) {
           // Each link runs from a member of one group to a member of the other.
           const bool forward = gen.group_of[link.from] == edge.from;
           const int32_t sf = gen.member_strategy[link.from][forward ? a : b];
           const int32_t st = gen.member_strategy[link.to][forward ? b : a];
+          Cost& known = priced[sf * members_to + st];
+          if (known < 0) {
+            if (have[sf].empty()) have[sf] = link_source_layout(gen, link, sf);
+            if (want[st].empty()) want[st] = link_target_layout(gen, link, st);
+            known = reshard(gen.costs, shape, have[sf], want[st], std::string(), nullptr);
+          }
           Cost& entry = matrix[a * kv + b];
-          entry = add_capped(entry, link_collectives(gen, link, sf, st, nullptr));
+          entry = add_capped(entry, known);
           if (entry >= kForbidden) {
             return too_costly(nodes[link.from].name + " -> " + nodes[link.to].name);
           }
@@ -296,15 +311,23 @@ Result<Generated> generate(const ModelSpec& model, const GenerateOptions& option
   return gen;
 }
 
+Layout link_source_layout(const Generated& gen, const Link& link, int32_t from_strategy) {
+  return output_layout(gen.graph.nodes[link.from], gen.strategies[link.from][from_strategy]);
+}
+
+Layout link_target_layout(const Generated& gen, const Link& link, int32_t to_strategy) {
+  const GraphNode& to = gen.graph.nodes[link.to];
+  const Strategy& st = gen.strategies[link.to][to_strategy];
+  return link.operand == kGradientLink ? gradient_layout(to, st)
+         : link.operand < 0            ? output_layout(to, st)
+                                       : operand_layout(to, st, link.operand);
+}
+
 int64_t link_collectives(const Generated& gen, const Link& link, int32_t from_strategy,
                          int32_t to_strategy, std::vector<Collective>* out) {
   const GraphNode& from = gen.graph.nodes[link.from];
   const GraphNode& to = gen.graph.nodes[link.to];
-  const Strategy& sf = gen.strategies[link.from][from_strategy];
-  const Strategy& st = gen.strategies[link.to][to_strategy];
-  const Layout wanted = link.operand == kGradientLink ? gradient_layout(to, st)
-                        : link.operand < 0            ? output_layout(to, st)
-                                                      : operand_layout(to, st, link.operand);
+  const Layout wanted = link_target_layout(gen, link, to_strategy);
   // Names are only built for explanations, not for the generator's matrices.
   const std::string what =
       !out                             ? std::string()
@@ -312,7 +335,8 @@ int64_t link_collectives(const Generated& gen, const Link& link, int32_t from_st
       : link.operand == kCarry         ? "output of " + from.name + " into the next repetition"
       : link.operand == kCarryGradient ? "gradient of " + from.name + " from the next repetition"
                                        : "output of " + from.name;
-  return reshard(gen.costs, output_shape(from), output_layout(from, sf), wanted, what, out);
+  return reshard(gen.costs, output_shape(from), link_source_layout(gen, link, from_strategy),
+                 wanted, what, out);
 }
 
 std::vector<int32_t> prefer_less_memory(const Generated& gen, std::vector<int32_t> plan) {

@@ -61,8 +61,9 @@ struct GenerateOptions {
   // contest's forbidden cost, so the instance keeps its shape.
   std::vector<std::pair<std::string, std::string>> forces;
   // Letters pinned to mesh axes (the plan lab: the batch on the
-  // expert-parallel axis, which is data parallelism): every node that has
-  // the letter splits it on that axis; nodes without it are free there.
+  // expert-parallel axis, which is data parallelism): every op, input and
+  // parameter that has the letter splits it on that axis; nodes without it
+  // are free there, and so are shared outputs (copies in their readers' layout).
   std::vector<std::pair<char, int32_t>> pinned_letters;
 };
 
@@ -123,6 +124,10 @@ Result<Generated> generate(const ModelSpec& model, const GenerateOptions& option
 // nodes, and their total.
 int64_t link_collectives(const Generated& gen, const Link& link, int32_t from_strategy,
                          int32_t to_strategy, std::vector<Collective>* out);
+// The layout a link's source hands over under its strategy, and the one its
+// target needs (what link_collectives re-partitions between).
+Layout link_source_layout(const Generated& gen, const Link& link, int32_t from_strategy);
+Layout link_target_layout(const Generated& gen, const Link& link, int32_t to_strategy);
 // F, B or W: where a link's collectives fall in the step (graph.h's Phase):
 // a gradient into its parameter is W, a carried gradient B, otherwise the
 // phase of the node that reads.
