@@ -75,7 +75,8 @@ struct Built {
 };
 
 Result<teach::ModelSpec> read_built(const ModelText& text, const teach::MeshSpec& mesh,
-                                    const Training& training, const std::string& name) {
+                                    const Training& training, const std::string& name,
+                                    char batch = 'b', char sequence = 's') {
   Json root = {{"name", name},
                {"mesh",
                 {{"shape", mesh.shape},
@@ -89,8 +90,11 @@ Result<teach::ModelSpec> read_built(const ModelText& text, const teach::MeshSpec
                {"dtype_bytes", training.dtype_bytes},
                {"optimizer_state_bytes", training.optimizer_bytes},
                {"zero", false},
+               {"batch", std::string(1, batch)},
                {"tensors", text.tensors},
                {"ops", text.ops}};
+  // Naming the sequence letter also offers deferred reductions (sequence parallelism).
+  if (sequence) root["sequence"] = std::string(1, sequence);
   Result<teach::ModelSpec> model = teach::read_model(name, root.dump());
   if (!model.is_ok()) return bad("the block model is not valid: " + model.status().message());
   teach::ModelSpec m = std::move(model).value();
@@ -339,12 +343,11 @@ Result<Built> build_einsum(const teach::ModelSpec& full, BlockPart part, int64_t
     }
     m.op(op.name, kind, op.text, inputs, pointwise ? op.flops_per_element : -1, flops);
   }
-  Result<teach::ModelSpec> model = read_built(m, mesh, training, full.name);
+  Result<teach::ModelSpec> model =
+      read_built(m, mesh, training, full.name, full.batch, full.sequence);
   if (!model.is_ok()) return model.status();
   built.model = std::move(model).value();
   teach::ModelSpec& spec = built.model;
-  spec.batch = full.batch;
-  spec.sequence = full.sequence;
   // Inputs produced by an earlier part need their gradient; outputs read by
   // a later part get theirs from it.
   for (int32_t t : declared) {

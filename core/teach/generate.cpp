@@ -125,12 +125,15 @@ Result<Generated> generate(const ModelSpec& model, const GenerateOptions& option
     gen.group_of[v] = gen.group_of[nodes[v].lead];
     gen.groups[gen.group_of[v]].push_back(v);
   }
-  // Deferred reductions (strategies.h): members may defer under any of their
+  // Deferred reductions (strategies.h), for models that name their sequence
+  // letter (sequence parallelism is what they are for, and they add a
+  // quarter to the strategies): members may defer under any of their
   // strategies; a lead offers it, after its other strategies (so that ties
   // keep the textbook's reading), where some member of its group would
   // all-reduce partial sums.
   const MeshSpec& mesh = gen.model.mesh;
-  for (int32_t v = 0; v < n; ++v) {
+  const bool defer = gen.model.sequence != 0;
+  for (int32_t v = 0; v < n && defer; ++v) {
     if (nodes[v].lead == v) continue;
     const size_t count = gen.strategies[v].size();
     for (size_t s = 0; s < count; ++s) {
@@ -142,6 +145,7 @@ Result<Generated> generate(const ModelSpec& model, const GenerateOptions& option
     }
   }
   for (const std::vector<int32_t>& group : gen.groups) {
+    if (!defer) break;
     const int32_t lead = group[0];
     const size_t count = gen.strategies[lead].size();
     for (size_t s = 0; s < count; ++s) {

@@ -32,7 +32,8 @@ struct Strategy {
   // where the reader splits (Megatron's sequence parallelism: reduce-scatter
   // after the row-parallel matmul, all-gather before the column-parallel
   // one), an all-reduce otherwise. The generator offers it after the other
-  // strategies, for groups where some member would all-reduce.
+  // strategies, for groups where some member would all-reduce, in models
+  // that name their sequence letter.
   bool defer = false;
   bool operator==(const Strategy& other) const = default;
 };
