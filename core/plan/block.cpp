@@ -343,6 +343,13 @@ Result<Built> build_einsum(const teach::ModelSpec& full, BlockPart part, int64_t
     }
     m.op(op.name, kind, op.text, inputs, pointwise ? op.flops_per_element : -1, flops);
   }
+  // The prelude's output as the block reads it: a free identity (so that the
+  // op producing it keeps its own layout, a vocabulary-parallel lookup say).
+  std::string handed = "block_input";
+  while (full.find_tensor(handed) >= 0) handed += "_";
+  if (part == BlockPart::kEmbedding) {
+    m.op(handed, "elementwise", "identity", {full.tensors[r.input].name}, 0);
+  }
   Result<teach::ModelSpec> model =
       read_built(m, mesh, training, full.name, full.batch, full.sequence);
   if (!model.is_ok()) return model.status();
@@ -362,8 +369,10 @@ Result<Built> build_einsum(const teach::ModelSpec& full, BlockPart part, int64_t
       for (int32_t t : full.ops[j].inputs) later = later || t == out;
     }
     if (part == BlockPart::kLayer && i == r.last) later = true;
+    if (part == BlockPart::kEmbedding && out == r.input) later = false;  // read by the identity
     if (later) spec.tensors[spec.find_tensor(full.ops[i].name)].gradient_given = true;
   }
+  if (part == BlockPart::kEmbedding) spec.tensors[spec.find_tensor(handed)].gradient_given = true;
   if (part == BlockPart::kLayer) {
     spec.repeat.first = 0;
     spec.repeat.last = static_cast<int32_t>(spec.ops.size()) - 1;
@@ -380,12 +389,13 @@ Result<Built> build_einsum(const teach::ModelSpec& full, BlockPart part, int64_t
   if (part == BlockPart::kHead) built.boundary.push_back(full.tensors[in].name);
   if (part == BlockPart::kEmbedding) {
     built.residual_dims = full.tensors[r.input].dims;
-    built.boundary.push_back(full.tensors[r.input].name);
+    built.residual.push_back(handed);
+    built.boundary.push_back(handed);
   }
   for (const teach::OpSpec& op : spec.ops) {
     const bool pointwise =
         op.kind == teach::OpKind::kLayernorm || op.kind == teach::OpKind::kElementwise;
-    if (pointwise && !built.residual_dims.empty() &&
+    if (pointwise && op.name != handed && !built.residual_dims.empty() &&
         spec.tensors[op.output].dims == built.residual_dims) {
       built.residual.push_back(op.name);
     }

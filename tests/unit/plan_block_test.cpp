@@ -292,7 +292,13 @@ TEST_CASE("plan block: the einsum model's repeated block, prelude and epilogue")
   q.part = BlockPart::kEmbedding;
   const Result<const BlockCost*> embedding = cache.get(q);
   REQUIRE(embedding.is_ok());
-  CHECK(report(*embedding.value())["parameters"]["E"]["strategy"] == "v:tp");
+  const nlohmann::json e = report(*embedding.value());
+  CHECK(e["parameters"]["E"]["strategy"] == "v:tp");
+  // A vocabulary-parallel lookup, all-reduced into the layout the first layer reads.
+  CHECK(e["ops"]["x0"]["dims"]["v"] == "tp");
+  CHECK(e["ops"]["block_input"]["strategy"] == "replicated");
+  CHECK(std::llround(embedding.value()->forward_comm_s * 1e9) ==
+        all_reduce_ns(2.0 * 1024 * 4096 * 2));
   q.part = BlockPart::kHead;
   const Result<const BlockCost*> head = cache.get(q);
   REQUIRE(head.is_ok());
