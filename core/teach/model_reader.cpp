@@ -26,6 +26,9 @@ constexpr int32_t kMaxTensorRank = 8;
 // A tensor's bytes stay below 2^53, so that every product of bytes, shards
 // and ZeRO factors in the generator fits in int64 (and in a double exactly).
 constexpr int64_t kMaxTensorBytes = int64_t{1} << 53;
+// And all of them below 2^56, so that ZeRO's 16 bytes per parameter and the
+// sums of usages at a peak stay below 2^63.
+constexpr int64_t kMaxModelBytes = int64_t{1} << 56;
 
 // Bytes of a tensor of this shape, or -1 beyond kMaxTensorBytes.
 int64_t tensor_bytes(const std::vector<int64_t>& shape, int32_t dtype_bytes) {
@@ -227,9 +230,14 @@ class Reader {
       spec.dtype_bytes =
           static_cast<int32_t>(e.take(t.integer_or("dtype_bytes", model_.dtype_bytes, 1, 8)));
       if (!e.ok()) return e.status();
-      if (tensor_bytes(spec.shape, spec.dtype_bytes) < 0) {
+      const int64_t bytes = tensor_bytes(spec.shape, spec.dtype_bytes);
+      if (bytes < 0) {
         return shape.error("a tensor of at most 2^53 bytes",
                            size_text(spec.shape, spec.dtype_bytes));
+      }
+      if ((total_bytes_ += bytes) > kMaxModelBytes) {
+        return shape.error("tensors of at most 2^56 bytes in all",
+                           std::to_string(total_bytes_) + " bytes up to here");
       }
       if (t.has("dims")) {
         Result<std::string> dims = t["dims"].string();
@@ -515,9 +523,14 @@ class Reader {
       if (!f.is_ok()) return f.status();
       op.flops = f.value();
     }
-    if (tensor_bytes(out_shape, model_.dtype_bytes) < 0) {
+    const int64_t out_bytes = tensor_bytes(out_shape, model_.dtype_bytes);
+    if (out_bytes < 0) {
       return kind_at.error("an output of at most 2^53 bytes",
                            size_text(out_shape, model_.dtype_bytes));
+    }
+    if ((total_bytes_ += out_bytes) > kMaxModelBytes) {
+      return kind_at.error("tensors of at most 2^56 bytes in all",
+                           std::to_string(total_bytes_) + " bytes up to here");
     }
     TensorSpec out;
     out.name = op.name;
@@ -737,6 +750,7 @@ class Reader {
 
   JsonAt root_;
   ModelSpec model_;
+  int64_t total_bytes_ = 0;  // declared tensors and op outputs so far (each below 2^53)
   std::vector<std::pair<int32_t, JsonAt>> layouts_;
 };
 

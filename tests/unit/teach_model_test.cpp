@@ -311,6 +311,20 @@ TEST_CASE("teach model: mistakes in the repeated block, sequence letter and flop
     CAPTURE(m.to);
     CHECK(error_of(repeated(m.from, m.to)) == m.message);
   }
+  // Sixteen outputs of 2^52 bytes each pass one by one, the seventeenth takes the model
+  // beyond 2^56 bytes in all (so that 16 bytes per parameter and peak sums fit in int64).
+  std::string chain = R"({"mesh": {"shape": [2], "bandwidth_GBps": 1, "latency_us": 1,
+      "device_tflops": 1}, "tensors": {"x": {"shape": [33554432, 67108864], "dims": "bd"}},
+      "ops": [)";
+  for (int i = 0; i < 17; ++i) {
+    chain += (i ? ", " : "") + std::string("{\"name\": \"y") + std::to_string(i) +
+             "\", \"elementwise\": \"relu\", \"inputs\": [\"" +
+             (i ? "y" + std::to_string(i - 1) : std::string("x")) + "\"]}";
+  }
+  chain += "]}";
+  CHECK(error_of(chain).find("at ops[15].elementwise: expected tensors of at most 2^56 bytes "
+                             "in all, found 76561193665298432 bytes up to here") !=
+        std::string::npos);
   // "flops" on an einsum overrides its work, for the forward and for each input gradient.
   const Result<ModelSpec> read = read_model(
       "r.json", repeated("\"einsum\": \"bd,de->be\"", "\"einsum\": \"bd,de->be\", \"flops\": 64"));
