@@ -1,0 +1,199 @@
+// The plan lab's engine on its production costs (model_costs.h) for the
+// GPT presets of Narayanan et al.'s Table 1 on dgx-a100-80gb: the memory
+// the step model reports equals ZeRO's formulas and Korthikanti's per-layer
+// bytes exactly; the certified bound stays below every plan's simulated step
+// time; a --fix of a published row reproduces its configuration; PlanRun's
+// steps give plan_with_costs's answer.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "core/plan/formulas.h"
+#include "core/plan/inputs.h"
+#include "core/plan/model_costs.h"
+#include "core/plan/plan.h"
+
+namespace shardlab::plan {
+namespace {
+
+struct Setup {
+  ModelInput model;
+  Cluster cluster;
+  Training training;
+  std::unique_ptr<ModelCosts> costs;
+};
+
+Setup setup(const std::string& preset, int64_t gpus, int64_t batch) {
+  Setup s;
+  Result<Transformer> t = model_preset(preset);
+  REQUIRE(t.is_ok());
+  s.model.transformer = t.value();
+  Result<Cluster> c = cluster_preset("dgx-a100-80gb");
+  REQUIRE(c.is_ok());
+  s.cluster = c.value();
+  REQUIRE(set_gpu_count(&s.cluster, gpus).is_ok());
+  s.training.global_batch = batch;
+  s.training.seq = 2048;
+  Result<std::unique_ptr<ModelCosts>> costs = ModelCosts::create(s.model, s.cluster, s.training);
+  REQUIRE(costs.is_ok());
+  s.costs = std::move(costs).value();
+  return s;
+}
+
+PlanOptions quick() {
+  PlanOptions o;
+  o.alternatives = false;
+  o.sizing = false;
+  o.work_limit = 200000;
+  return o;
+}
+
+TEST_CASE("plan costs: memory fields equal ZeRO's and Korthikanti's formulas exactly") {
+  // gpt-1.7b on 32 GPUs: one stage holds the whole model (the tied head once).
+  Setup s = setup("gpt-1.7b", 32, 512);
+  const Transformer& m = s.model.transformer;
+  const int64_t psi = parameter_counts(m).total;
+  for (int32_t zero = 0; zero <= 3; ++zero) {
+    for (int32_t t : {1, 2, 4, 8}) {
+      for (bool sp : {false, true}) {
+        if (t == 1 && sp) continue;
+        for (Recompute rc : {Recompute::kNone, Recompute::kSelective, Recompute::kFull}) {
+          Plan p;
+          p.tp = t;
+          p.dp = 32 / t;
+          p.pp = 1;
+          p.zero = zero;
+          p.sequence_parallel = sp;
+          p.recompute = rc;
+          p.microbatch_size = 2;
+          p.microbatches = 512 / (2 * p.dp);
+          p.stage_layers = {m.layers};
+          Result<StepResult> r = evaluate(p, s.costs.get(), s.cluster, s.training);
+          REQUIRE(r.is_ok());
+          const MemoryReport& mem = r.value().memory;
+          INFO("zero=" << zero << " t=" << t << " sp=" << sp
+                       << " recompute=" << recompute_name(rc));
+          CHECK(mem.activation_per_layer_bytes ==
+                activation_bytes_per_layer(m, 2048, 2, t, sp, rc));
+          if (t == 1) {
+            // 16 Psi, 4 Psi + 12 Psi / d, 2 Psi + 14 Psi / d, 16 Psi / d (d divides Psi here).
+            REQUIRE(psi % p.dp == 0);
+            const int64_t d = p.dp;
+            const int64_t want[4][3] = {{2 * psi, 2 * psi, 12 * psi},
+                                        {2 * psi, 2 * psi, 12 * psi / d},
+                                        {2 * psi, 2 * psi / d, 12 * psi / d},
+                                        {2 * psi / d, 2 * psi / d, 12 * psi / d}};
+            CHECK(mem.parameters == want[zero][0]);
+            CHECK(mem.gradients == want[zero][1]);
+            CHECK(mem.optimizer == want[zero][2]);
+          }
+          CHECK(mem.peak == mem.parameters + mem.gradients + mem.optimizer + mem.activations);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("plan costs: the bound is below every plan's simulated step time") {
+  // gpt-7.5b on 128 GPUs (Table 1's third row): the free search's bound and
+  // every pinned configuration's own bound against its exact step time.
+  Setup s = setup("gpt-7.5b", 128, 512);
+  const PlanResult free = plan_with_costs(s.costs.get(), s.cluster, s.training, Fix{}, quick());
+  REQUIRE(free.status.is_ok());
+  REQUIRE(free.found);
+  CHECK(free.lower_bound_s <= free.best.step_time_s);
+  int compared = 0;
+  for (const char* text :
+       {"tp=4,pp=1,recompute=full", "tp=2,pp=2,schedule=1f1b", "tp=8,pp=4,schedule=interleaved",
+        "tp=1,pp=4,schedule=zb-h1", "tp=4,pp=2,schedule=zbv,recompute=selective,sp=on",
+        "tp=1,pp=1,zero=3,mbs=4"}) {
+    Result<Fix> fix = parse_fix(text);
+    REQUIRE(fix.is_ok());
+    const PlanResult pinned =
+        plan_with_costs(s.costs.get(), s.cluster, s.training, fix.value(), quick());
+    REQUIRE(pinned.status.is_ok());
+    if (!pinned.found) continue;
+    ++compared;
+    INFO(std::string(text));
+    // Sound up to rounding (the bound and the timeline add the same times
+    // in other orders): plan.h's contract, 1e-9 relative.
+    const double slack = 1 + 1e-9;
+    CHECK(pinned.best.bound_s <= pinned.best.step_time_s * slack);
+    CHECK(pinned.lower_bound_s <= pinned.best.step_time_s * slack);
+    CHECK(free.lower_bound_s <= pinned.best.step_time_s * slack);
+    if (free.proven) CHECK(free.best.step_time_s <= pinned.best.step_time_s);
+  }
+  CHECK(compared >= 5);
+}
+
+TEST_CASE("plan costs: --fix of a published row reproduces its configuration") {
+  // Table 1, 39.1B: (t, p, d) = (8, 2, 32) on 512 GPUs, batch 1536, with
+  // interleaving and full recomputation as the paper ran it.
+  Setup s = setup("gpt-39.1b", 512, 1536);
+  Result<Fix> fix = parse_fix("tp=8,pp=2,dp=32,schedule=interleaved,recompute=full,mbs=1");
+  REQUIRE(fix.is_ok());
+  const PlanResult r = plan_with_costs(s.costs.get(), s.cluster, s.training, fix.value(), quick());
+  REQUIRE(r.status.is_ok());
+  REQUIRE(r.found);
+  const Plan& p = r.best.plan;
+  CHECK(p.tp == 8);
+  CHECK(p.pp == 2);
+  CHECK(p.dp == 32);
+  CHECK(p.schedule == "Interleaved1F1B");
+  CHECK(p.vpp >= 2);
+  CHECK(p.recompute == Recompute::kFull);
+  CHECK(p.microbatch_size == 1);
+  CHECK(p.microbatches == 1536 / 32);
+  int32_t layers = 0;
+  for (int32_t n : p.stage_layers) layers += n;
+  CHECK(layers == 48);
+  CHECK(r.best.memory.peak <= r.best.memory.limit);
+  // The throughput is Eq. 3's FLOPs over the step.
+  const double flops = hardware_flops(s.model.transformer, 1536, 2048, Recompute::kFull);
+  CHECK(r.best.tflops_per_gpu == doctest::Approx(flops / r.best.step_time_s / 512 / 1e12));
+}
+
+TEST_CASE("plan run: its steps give plan_with_costs's answer, and progress reports through it") {
+  Setup s = setup("gpt-3.6b", 64, 512);
+  PlanOptions o = quick();
+  o.alternatives = true;
+  o.sizing = true;
+  o.side_work = 3000;
+  const PlanResult once = plan_with_costs(s.costs.get(), s.cluster, s.training, Fix{}, o);
+  PlanRun run(s.costs.get(), s.cluster, s.training, Fix{}, o);
+  REQUIRE(run.status().is_ok());
+  int64_t steps = 0;
+  bool saw_alternatives = false;
+  while (!run.finished()) {
+    run.step();
+    ++steps;
+    const Progress p = run.progress(0);
+    const Counters::Entry* phase = p.counters.find("phase");
+    REQUIRE(phase != nullptr);
+    if (phase->text == "alternatives") saw_alternatives = true;
+    REQUIRE(steps < 1000000);
+  }
+  const Progress last = run.progress(1.5);
+  CHECK(last.finished);
+  CHECK(last.elapsed_s == 1.5);
+  const PlanResult stepped = run.finish();
+  REQUIRE(stepped.found);
+  CHECK(saw_alternatives);
+  CHECK(stepped.best.step_time_s == once.best.step_time_s);
+  CHECK(stepped.lower_bound_s == once.lower_bound_s);
+  CHECK(stepped.alternatives.size() == once.alternatives.size());
+  CHECK(stepped.sizing.smallest_gpus == once.sizing.smallest_gpus);
+  CHECK(plan_json(stepped).size() > 0);
+  CHECK(last.incumbent == stepped.best.step_time_s);
+  // A bad fix: the status at once, finished, nothing to step.
+  Result<Fix> bad = parse_fix("tp=3");
+  REQUIRE(bad.is_ok());
+  PlanRun refused(s.costs.get(), s.cluster, s.training, bad.value(), o);
+  CHECK(!refused.status().is_ok());
+  CHECK(refused.finished());
+  CHECK(!refused.finish().status.is_ok());
+}
+
+}  // namespace
+}  // namespace shardlab::plan
