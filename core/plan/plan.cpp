@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <optional>
+#include <vector>
 
 #include "core/plan/report.h"
 
@@ -15,10 +16,12 @@ namespace {
 
 constexpr int64_t kStepWork = 256;
 
-enum class Phase : uint8_t { kSearch, kEvaluate, kAlternatives, kSizing, kSweep, kDone };
+enum class Phase : uint8_t { kSeed, kSearch, kEvaluate, kAlternatives, kSizing, kSweep, kDone };
 
 const char* phase_name(Phase p) {
   switch (p) {
+    case Phase::kSeed:
+      return "seed";
     case Phase::kSearch:
       return "search";
     case Phase::kEvaluate:
@@ -35,6 +38,47 @@ const char* phase_name(Phase p) {
   return "done";
 }
 
+// Textbook plans offered to the search before it starts (Narayanan et al.'s
+// recipe: t the largest power of two within a node that divides the heads,
+// sequence parallelism, full recomputation, micro-batch 1, ZeRO-1, 1F1B, and
+// the fewest stages whose rough memory fits), so that an incumbent exists
+// from the first steps: the best-first order then prunes by bound at once,
+// and a run stopped early (a loaded machine, the page's Stop) still has a
+// plan. The user's pins are put in (with_pins); the search times each one
+// exactly and keeps it only if it fits.
+std::vector<Plan> textbook_seeds(const ModelFacts& f, const Cluster& c, const Training& t,
+                                 const Fix& fix) {
+  std::vector<Plan> out;
+  const int64_t gpus = c.gpus();
+  int32_t tp = 1;
+  while (2 * tp <= c.gpus_per_node && gpus % (2 * tp) == 0 &&
+         (f.heads == 0 || f.heads % (2 * tp) == 0) &&
+         (f.kv_heads == 0 || f.kv_heads % (2 * tp) == 0 || (2 * tp) % f.kv_heads == 0)) {
+    tp *= 2;
+  }
+  const double limit = c.memory_GB * 1e9;
+  const double params = static_cast<double>(f.parameters);
+  const double acts = 2.0 * t.dtype_bytes * static_cast<double>(t.seq) *
+                      static_cast<double>(f.hidden) * f.layers / tp;  // 2 s b h per layer, b = 1
+  for (int64_t pp = 1; pp <= f.layers && out.size() < 3; ++pp) {
+    if ((gpus / tp) % pp != 0) continue;
+    const int64_t dp = gpus / tp / pp;
+    const double shard = params / (static_cast<double>(tp) * pp);
+    const double state = dp > 1 ? 4 * shard + 12 * shard / dp : 16 * shard;
+    if (out.empty() && state + acts > 0.9 * limit) continue;
+    Plan p;
+    p.tp = tp;
+    p.pp = static_cast<int32_t>(pp);
+    p.sequence_parallel = tp > 1;
+    p.recompute = Recompute::kFull;
+    p.zero = dp > 1 ? 1 : 0;
+    p.schedule = "1F1B";
+    std::optional<Plan> pinned = with_pins(p, fix, gpus, t.global_batch);
+    if (pinned) out.push_back(*pinned);
+  }
+  return out;
+}
+
 double gap_of(double best, double bound) {
   if (!(best < INFINITY) || best <= 0) return 1;
   return std::max(0.0, (best - bound) / best);
@@ -49,8 +93,10 @@ struct PlanRun::Impl {
   Fix fix;
   PlanOptions options;
   Planner planner;
-  Phase phase = Phase::kSearch;
+  Phase phase = Phase::kSeed;
   Status status;
+  std::vector<Plan> seeds;
+  size_t next_seed = 0;
   PlanResult result;
   bool evaluated = false;
   // The why-not searches: the rows to run, the one running, and every plan
@@ -78,7 +124,11 @@ struct PlanRun::Impl {
     result.cluster = cl;
     result.training = t;
     result.fix = f;
-    if (!status.is_ok()) phase = Phase::kDone;
+    if (!status.is_ok()) {
+      phase = Phase::kDone;
+    } else {
+      seeds = textbook_seeds(c->facts(), cl, t, f);
+    }
   }
 
   void evaluate();
@@ -207,12 +257,20 @@ const Status& PlanRun::status() const { return impl_->status; }
 bool PlanRun::finished() const { return impl_->phase == Phase::kDone; }
 
 void PlanRun::stop_search() {
-  if (impl_->phase == Phase::kSearch) impl_->phase = Phase::kEvaluate;
+  if (impl_->phase == Phase::kSeed || impl_->phase == Phase::kSearch) {
+    impl_->phase = Phase::kEvaluate;
+  }
 }
 
 bool PlanRun::step() {
   Impl& s = *impl_;
   switch (s.phase) {
+    case Phase::kSeed:
+      if (s.next_seed >= s.seeds.size()) {
+        s.phase = Phase::kSearch;
+        return false;
+      }
+      return s.planner.offer(s.seeds[s.next_seed++]);
     case Phase::kSearch: {
       int64_t work = kStepWork;
       if (s.options.work_limit > 0) {

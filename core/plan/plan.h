@@ -126,6 +126,8 @@ struct PlanResult {
 
 // The plan lab's anytime run, one bounded step at a time: what the CLI's
 // one-call loop and the page's worker both drive. The phases, in order:
+//   "seed"          up to three textbook plans (Megatron's recipe) timed, one a step,
+//                   so that an incumbent exists from the start;
 //   "search"        the main search (Planner steps of 256 units of work);
 //   "evaluate"      the best plan re-evaluated from scratch with the pipeline
 //                   lab's checker (or, when nothing fits, the least memory);

@@ -247,6 +247,7 @@ std::optional<Plan> with_pins(const Plan& plan, const Fix& fix, int64_t gpus, in
   if (batch % (int64_t{p.dp} * p.microbatch_size) != 0) return std::nullopt;
   p.microbatches = batch / (int64_t{p.dp} * p.microbatch_size);
   if (fix.microbatches && *fix.microbatches != p.microbatches) return std::nullopt;
+  if (fix.stage_layers) p.stage_layers = *fix.stage_layers;
   return p;
 }
 
