@@ -14,7 +14,7 @@
 namespace shardlab::plan {
 namespace {
 
-constexpr int64_t kStepWork = 256;
+constexpr int64_t kStepWork = 64;
 
 enum class Phase : uint8_t { kSeed, kSearch, kEvaluate, kAlternatives, kSizing, kSweep, kDone };
 
@@ -131,7 +131,7 @@ struct PlanRun::Impl {
     }
   }
 
-  void evaluate();
+  bool evaluate(bool whole);
   void next_phase_after_evaluate();
   void step_alternatives();
   void step_sweep();
@@ -139,7 +139,8 @@ struct PlanRun::Impl {
 
 // The independent evaluator, from scratch, with the pipeline lab's checker:
 // the search's own timing of its best plan must agree to 1e-9.
-void PlanRun::Impl::evaluate() {
+bool PlanRun::Impl::evaluate(bool whole) {
+  if (!whole && !planner.has_best() && !planner.least_memory_step(0, 512)) return false;
   evaluated = true;
   result.counters = planner.counters();
   result.lower_bound_s = planner.lower_bound_s();
@@ -150,7 +151,7 @@ void PlanRun::Impl::evaluate() {
       status = Status(StatusCode::kInternal, "the step model rejects the search's best plan (" +
                                                  plan_summary(planner.best().plan) +
                                                  "): " + again.status().message());
-      return;
+      return true;
     }
     const double searched = planner.best_time_s();
     if (std::fabs(again.value().step_time_s - searched) > 1e-9 * searched) {
@@ -158,16 +159,19 @@ void PlanRun::Impl::evaluate() {
                       "the search timed " + plan_summary(planner.best().plan) + " at " +
                           std::to_string(searched) + " s, the step model at " +
                           std::to_string(again.value().step_time_s) + " s");
-      return;
+      return true;
     }
     result.found = true;
     result.best = std::move(again).value();
     result.gap = result.proven ? 0 : gap_of(result.best.step_time_s, result.lower_bound_s);
   } else {
-    const Planner::NeedsMemory needs = planner.least_memory();
+    // What the least-memory plan needs (hunted in slices by step(); finish()
+    // reports it only when the hunt is complete).
+    const Planner::NeedsMemory& needs = planner.least_memory_result();
     result.needs_bytes = needs.bytes;
     result.needs_plan = needs.plan;
   }
+  return true;
 }
 
 void PlanRun::Impl::next_phase_after_evaluate() {
@@ -283,8 +287,7 @@ bool PlanRun::step() {
       return s.planner.step(work);
     }
     case Phase::kEvaluate:
-      s.evaluate();
-      s.next_phase_after_evaluate();
+      if (s.evaluate(false)) s.next_phase_after_evaluate();
       return false;
     case Phase::kAlternatives:
       s.step_alternatives();
@@ -345,7 +348,7 @@ Progress PlanRun::progress(double elapsed_s) const {
 
 PlanResult PlanRun::finish() {
   Impl& s = *impl_;
-  if (s.status.is_ok() && !s.evaluated) s.evaluate();
+  if (s.status.is_ok() && !s.evaluated) s.evaluate(true);
   PlanResult out = std::move(s.result);
   s.result = PlanResult{};
   out.status = s.status;

@@ -128,12 +128,12 @@ struct PlanResult {
 // one-call loop and the page's worker both drive. The phases, in order:
 //   "seed"          up to three textbook plans (Megatron's recipe) timed, one a step,
 //                   so that an incumbent exists from the start;
-//   "search"        the main search (Planner steps of 256 units of work);
+//   "search"        the main search (Planner steps of 64 units of work);
 //   "evaluate"      the best plan re-evaluated from scratch with the pipeline
 //                   lab's checker (or, when nothing fits, the least memory);
-//   "alternatives"  each why-not row's own pinned search, 256 units a step;
+//   "alternatives"  each why-not row's own pinned search, 64 units a step;
 //   "sizing"        one candidate GPU count of the bisection a step;
-//   "sweep"         (options.sweep) each GPU count's search, 256 units a step;
+//   "sweep"         (options.sweep) each GPU count's search, 64 units a step;
 //   "done".
 // Every step() is bounded (a few tens of ms on the Table 1 models), so a
 // worker can stop between steps. Nothing inside reads a clock: the caller

@@ -80,27 +80,31 @@ PinnedSearch::PinnedSearch(PlanCosts* costs, const Cluster& cluster, const Train
     done_ = true;
     return;
   }
-  if (near) planner_.offer(*near);
+  if (near) offers_.push_back(*near);
   // The best plan another search timed that satisfies the pins starts it.
   if (seeds) {
     const TimedPlan* seed = nullptr;
     for (const TimedPlan& t : *seeds) {
       if (fix_admits(fix, t.plan) && (!seed || t.step_time_s < seed->step_time_s)) seed = &t;
     }
-    if (seed) planner_.offer(seed->plan);
+    if (seed) offers_.push_back(seed->plan);
   }
 }
 
 bool PinnedSearch::step() {
   if (done_) return true;
+  if (next_offer_ < offers_.size()) {
+    planner_.offer(offers_[next_offer_++]);
+    return false;
+  }
   if (!planner_.finished() && planner_.counters().work < budget_) {
-    planner_.step(std::min<int64_t>(256, budget_ - planner_.counters().work));
+    planner_.step(std::min<int64_t>(64, budget_ - planner_.counters().work));
     return false;
   }
   // Finished without a plan: what the least-memory plan would need.
-  if (planner_.finished() && !planner_.has_best() && !needs_known_) {
-    needs_bytes_ = planner_.least_memory().bytes;
-    needs_known_ = true;
+  if (planner_.finished() && !planner_.has_best()) {
+    if (!planner_.least_memory_step(0, 512)) return false;
+    needs_bytes_ = planner_.least_memory_result().bytes;
   }
   done_ = true;
   return true;
@@ -302,19 +306,27 @@ SizingSearch::SizingSearch(PlanCosts* costs, const Cluster& cluster, const Train
   hi_ = counts_.size();  // the answer is in [lo, hi); hi: none
 }
 
+SizingSearch::~SizingSearch() = default;
+
 bool SizingSearch::step() {
   if (done()) return true;
   const size_t mid = lo_ + (hi_ - lo_) / 2;
   const int32_t nodes = counts_[mid];
+  const int64_t limit = static_cast<int64_t>(cluster_.memory_GB * 1e9);
   bool fits = cluster_fits_ && nodes == cluster_.nodes;
   if (!fits) {
-    Cluster c = cluster_;
-    c.nodes = nodes;
-    const int64_t limit = static_cast<int64_t>(cluster_.memory_GB * 1e9);
-    if (check_fix(free_, costs_->facts(), c, training_).is_ok()) {
-      Planner planner(costs_, c, training_, free_, search_, caches_);
-      const Planner::NeedsMemory least = planner.least_memory(limit);
+    if (!probe_) {
+      Cluster c = cluster_;
+      c.nodes = nodes;
+      if (check_fix(free_, costs_->facts(), c, training_).is_ok()) {
+        probe_ = std::make_unique<Planner>(costs_, c, training_, free_, search_, caches_);
+        return false;
+      }
+    } else {
+      if (!probe_->least_memory_step(limit, 512)) return false;
+      const Planner::NeedsMemory& least = probe_->least_memory_result();
       fits = least.any && least.bytes <= limit;
+      probe_.reset();
     }
   }
   if (fits) {

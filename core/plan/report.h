@@ -7,6 +7,7 @@
 // slice at a time.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,8 +31,8 @@ class PinnedSearch {
   PinnedSearch(PlanCosts* costs, const Cluster& cluster, const Training& training, const Fix& fix,
                const PlanOptions& options, SearchCaches* caches,
                const std::vector<TimedPlan>* seeds = nullptr, const Plan* near = nullptr);
-  // One slice (at most 256 units of work, or the least-memory answer when
-  // nothing fits); true when done.
+  // One slice: an offered plan timed, at most 64 units of search, or a
+  // slice of the least-memory hunt when nothing fits; true when done.
   bool step();
   bool done() const { return done_; }
   Pinned result() const;
@@ -39,8 +40,9 @@ class PinnedSearch {
  private:
   Planner planner_;
   int64_t budget_;
+  std::vector<Plan> offers_;  // timed first, one a step
+  size_t next_offer_ = 0;
   bool done_ = false;
-  bool needs_known_ = false;
   int64_t needs_bytes_ = 0;
 };
 
@@ -76,7 +78,8 @@ class SizingSearch {
  public:
   SizingSearch(PlanCosts* costs, const Cluster& cluster, const Training& training, const Fix& fix,
                const PlanOptions& options, bool cluster_fits, SearchCaches* caches);
-  bool step();  // one candidate count; true when done
+  ~SizingSearch();
+  bool step();  // a slice of one candidate count's least-memory hunt; true when done
   bool done() const { return lo_ >= hi_; }
   int64_t smallest_gpus() const { return smallest_gpus_; }  // 0: none (so far)
 
@@ -91,6 +94,7 @@ class SizingSearch {
   std::vector<int32_t> counts_;
   size_t lo_ = 0, hi_ = 0;
   int64_t smallest_gpus_ = 0;
+  std::unique_ptr<Planner> probe_;  // the hunt at counts_[(lo + hi) / 2]
 };
 // The node counts of the sweep (1, 2, 4, ... up to twice the cluster) and
 // the fix each is searched with (dp left free).

@@ -381,8 +381,6 @@ Planner::Planner(PlanCosts* costs, const Cluster& cluster, const Training& train
   s.status = check_fix(fix, costs->facts(), cluster, training);
 }
 
-Planner::~Planner() = default;
-
 const Status& Planner::status() const { return impl_->status; }
 
 bool Planner::step(int64_t work) {
@@ -459,43 +457,64 @@ bool Planner::offer(const Plan& plan) {
   return s.best_s < before;
 }
 
-Planner::NeedsMemory Planner::least_memory(int64_t stop_below) {
-  Impl& s = *impl_;
-  NeedsMemory out;
-  if (!s.status.is_ok()) return out;
-  if (!s.enumerated) s.enumerate();
-  // Best first over three levels of the least worst-device memory of a
-  // configuration: 0 the average over devices (least_memory_bytes), 1 the
-  // least over splits with one micro-batch in flight per chunk (every device
-  // holds that much at some moment: no schedule order needed), 2 exact with
-  // the schedule's in-flight counts. A configuration is settled when its
-  // exact value is popped: nothing left can need less.
+// Best first over three levels of the least worst-device memory of a
+// configuration: 0 the average over devices (least_memory_bytes), 1 the
+// least over splits with one micro-batch in flight per chunk (every device
+// holds that much at some moment: no schedule order needed), 2 exact with
+// the schedule's in-flight counts. A configuration is settled when its
+// exact value is popped: nothing left can need less. Resumable, so that
+// PlanRun's sizing and why-not steps stay bounded.
+struct Planner::MemoryHunt {
   using Item = std::tuple<int64_t, int32_t, int8_t>;  // bytes, id, level
   std::priority_queue<Item, std::vector<Item>, std::greater<Item>> queue;
-  for (int32_t id = 0; id < static_cast<int32_t>(s.configs.size()); ++id) {
-    Result<StageModel> model = s.model_of(s.configs[id]);
-    if (!model.is_ok()) continue;
-    queue.push({least_memory_bytes(model.value()), id, 0});
-  }
+  int32_t pushed = 0;  // configurations given their level-0 value so far
   std::map<std::pair<int32_t, int32_t>, InflightProfile> one_each;  // (pp, chunks)
   std::map<int32_t, std::vector<int32_t>> splits;
-  while (!queue.empty()) {
-    const auto [bytes, id, level] = queue.top();
-    queue.pop();
+  bool done = false;
+  NeedsMemory out;
+};
+
+bool Planner::least_memory_step(int64_t stop_below, int64_t work) {
+  Impl& s = *impl_;
+  if (!hunt_) hunt_ = std::make_unique<MemoryHunt>();
+  MemoryHunt& h = *hunt_;
+  if (h.done) return true;
+  if (!s.status.is_ok()) {
+    h.done = true;
+    return true;
+  }
+  if (!s.enumerated) {
+    s.enumerate();
+    work -= static_cast<int64_t>(s.configs.size()) / 16;
+  }
+  const int32_t n = static_cast<int32_t>(s.configs.size());
+  while (h.pushed < n) {
+    if (work-- <= 0) return false;
+    const int32_t id = h.pushed++;
+    Result<StageModel> model = s.model_of(s.configs[id]);
+    if (!model.is_ok()) continue;
+    h.queue.push({least_memory_bytes(model.value()), id, 0});
+  }
+  while (!h.queue.empty()) {
+    if (work <= 0) return false;
+    const auto [bytes, id, level] = h.queue.top();
+    h.queue.pop();
     if (level == 2) {
-      out.bytes = bytes;
-      out.plan = s.configs[id].plan();
-      out.plan.stage_layers = splits[id];
-      out.any = true;
-      return out;
+      h.out.bytes = bytes;
+      h.out.plan = s.configs[id].plan();
+      h.out.plan.stage_layers = h.splits[id];
+      h.out.any = true;
+      h.done = true;
+      return true;
     }
     if (stop_below > 0 && bytes > stop_below) break;  // nothing fits: only "no" is asked
     Result<StageModel> model = s.model_of(s.configs[id]);
     const StageModel& m = model.value();
+    work -= 1 + static_cast<int64_t>(m.layers()) * stage_count(s.configs[id].plan()) / 64;
     if (level == 0) {
       const auto key = std::pair(m.devices(), m.shape().chunks);
-      auto it = one_each.find(key);
-      if (it == one_each.end()) {
+      auto it = h.one_each.find(key);
+      if (it == h.one_each.end()) {
         InflightProfile p;
         p.devices = m.devices();
         p.chunks = m.shape().chunks;
@@ -509,19 +528,34 @@ Planner::NeedsMemory Planner::least_memory(int64_t stop_below) {
             p.points[d].push_back(unit);
           }
         }
-        it = one_each.emplace(key, std::move(p)).first;
+        it = h.one_each.emplace(key, std::move(p)).first;
       }
-      queue.push({std::max(bytes, least_memory_split(m, it->second).bytes), id, 1});
+      h.queue.push({std::max(bytes, least_memory_split(m, it->second).bytes), id, 1});
       continue;
     }
     Result<const InflightProfile*> profile =
         s.caches->profiles.get(m.shape(), m.devices(), m.microbatches());
     if (!profile.is_ok()) continue;
     const LeastMemory least = least_memory_split(m, *profile.value());
-    splits[id] = least.layers;
-    queue.push({std::max(bytes, least.bytes), id, 2});
+    h.splits[id] = least.layers;
+    h.queue.push({std::max(bytes, least.bytes), id, 2});
   }
-  return out;
+  h.done = true;
+  return true;
+}
+
+const Planner::NeedsMemory& Planner::least_memory_result() const {
+  static const NeedsMemory kNone;
+  return hunt_ ? hunt_->out : kNone;
+}
+
+Planner::~Planner() = default;
+
+Planner::NeedsMemory Planner::least_memory(int64_t stop_below) {
+  hunt_.reset();
+  while (!least_memory_step(stop_below, 1 << 20)) {
+  }
+  return least_memory_result();
 }
 
 }  // namespace shardlab::plan

@@ -90,6 +90,12 @@ class Planner {
     bool any = false;  // some configuration exists at all
   };
   NeedsMemory least_memory(int64_t stop_below = 0);
+  // The same in slices of about `work` units (a configuration's memory
+  // bound: 1; its DP: layers x stages / 64), true when done; the answer is
+  // then least_memory_result(). One hunt per planner (stop_below fixed by
+  // the first call).
+  bool least_memory_step(int64_t stop_below, int64_t work);
+  const NeedsMemory& least_memory_result() const;
   // The first reason a configuration was rejected (for "no plan" messages).
   const std::string& first_rejection() const;
   // The caches it uses (its own, or those it was given).
@@ -104,7 +110,9 @@ class Planner {
 
  private:
   struct Impl;
+  struct MemoryHunt;
   std::unique_ptr<Impl> impl_;
+  std::unique_ptr<MemoryHunt> hunt_;
 };
 
 }  // namespace shardlab::plan
