@@ -22,7 +22,8 @@ namespace shardlab::plan {
 class ModelCosts : public PlanCosts {
  public:
   // kInvalidInput when the model cannot be priced (e.g. an einsum model
-  // without a repeated block).
+  // without a repeated block). An einsum model's FLOPs are what the cost
+  // model charges its parts solved on one GPU (three solves here).
   static Result<std::unique_ptr<ModelCosts>> create(const ModelInput& model, const Cluster& cluster,
                                                     const Training& training);
   ~ModelCosts() override;
@@ -39,6 +40,7 @@ class ModelCosts : public PlanCosts {
 
  private:
   ModelCosts(const ModelInput& model, const Cluster& cluster, const Training& training);
+  Result<PartCosts> price(BlockPart part, const PartConfig& config);
 
   ModelInput model_;
   Cluster cluster_;

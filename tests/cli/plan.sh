@@ -99,6 +99,17 @@ check "config.json: model and cluster" "llama3-8b transformer 32 64 True" \
 print(d['model']['name'], d['model']['kind'], d['model']['layers'], d['cluster']['gpus'], \
       d['found'])")"
 
+# A teaching-lab einsum model with a repeated block (GPT-J's parallel layer,
+# 28 times): its parts solved by the sharding solver, kind "einsum".
+"$shardlab" plan "$repo/examples/plan/models/parallel_block.json" --gpus 16 --global-batch 256 \
+  --work 100000 --no-alternatives --no-sizing --json > einsum.json
+check "einsum: exit code" 0 $?
+check "einsum: model, stages, memory" "gptj_parallel_block einsum 28 True True True" \
+  "$(python3 -c "import json; d = json.load(open('einsum.json')); p = d['plan']; m = d['memory']; \
+print(d['model']['name'], d['model']['kind'], sum(p['stages']), p['tp'] * p['pp'] * p['dp'] == 16, \
+      m['peak'] == m['parameters'] + m['gradients'] + m['optimizer'] + m['activations'], \
+      d['lower_bound_s'] <= d['step_time_s'] * (1 + 1e-9))")"
+
 # The Megatron-LM export of a pinned plan.
 "$shardlab" plan gpt-1.7b --gpus 32 --global-batch 512 --work 2000 \
   --fix tp=2,pp=2,dp=8,mbs=2,recompute=selective,sp=on,zero=1,schedule=1f1b --export megatron \

@@ -45,7 +45,7 @@ TEST_CASE("plan cluster: the presets") {
   CHECK(a100.inter_node.bandwidth_GBps == 25);  // 200 Gb/s per GPU
   CHECK(a100.intra_node.latency_us == 2);
   CHECK(a100.inter_node.latency_us == 5);
-  CHECK(a100.matmul_efficiency == 0.70);
+  CHECK(a100.matmul_efficiency == 0.52);
   CHECK(a100.comm_efficiency == 0.80);
 
   const Cluster h100 = preset("DGX-H100-80GB");
@@ -68,8 +68,8 @@ TEST_CASE("plan cluster: the presets") {
 }
 
 TEST_CASE("plan cluster: default efficiencies by GPU name, and the general default") {
-  CHECK(default_efficiency("A100-80GB").matmul == 0.70);
-  CHECK(default_efficiency("NVIDIA A100-SXM4-40GB").matmul == 0.70);
+  CHECK(default_efficiency("A100-80GB").matmul == 0.52);
+  CHECK(default_efficiency("NVIDIA A100-SXM4-40GB").matmul == 0.52);
   CHECK(default_efficiency("h100 80gb hbm3").matmul == 0.65);
   CHECK(default_efficiency("H800").comm == 0.80);
   CHECK(default_efficiency("H200-141GB").matmul == 0.65);
@@ -82,7 +82,7 @@ TEST_CASE("plan cluster: the sample files") {
   const Cluster course = sample("dgx-a100-80gb-8-nodes.json");
   CHECK(course.name == "dgx-a100-80gb x 8");
   CHECK(course.gpus() == 64);
-  CHECK(course.matmul_efficiency == 0.7);
+  CHECK(course.matmul_efficiency == 0.52);
   const Cluster h100 = sample("dgx-h100-80gb.json");
   CHECK(h100.name == "dgx-h100-80gb");     // the file's stem
   CHECK(h100.intra_node.latency_us == 2);  // defaults
