@@ -138,7 +138,7 @@ std::string pipeline_schedule_from_mip(const std::string& problem_json,
   if (!planner.status().is_ok()) return error_json(planner.status().message());
   Result<Timeline> t = planner.schedule_from_mip(values);
   if (!t.is_ok()) return error_json(t.status().message());
-  ScheduleResult r = evaluate_timeline(in.problem, planner.expansion(), t.value(), "mip");
+  ScheduleResult r = evaluate_timeline(in.problem, planner.mip_expansion(), t.value(), "mip");
   return schedule_json(r);
 }
 

@@ -5,6 +5,19 @@
 // node from what has started, through the arcs and their communication
 // delays, so a device that waits on a long chain sees that chain.
 //
+// Overlapped pairs. A pair runs an F, a B and the B's W in less than their
+// sum. The relaxation shares each pair's length out among its members as
+// pieces run back to back inside it (PlanGraph::load: the F is charged what
+// its best pair saves less), so every piece starts no earlier than its op
+// could and ends no later than its op does; heads and tails use the least
+// real lengths (PlanGraph::min_len). A device's pairs cannot start before
+// both a pairable F and a pairable B can (time H): before H every op runs
+// alone at full length. With T0 the time up to H, any schedule ends no
+// earlier than H + (the device's remaining loads) - K, where K is the most
+// load that full-length work of at most T0 can clear, a fractional knapsack
+// (ops that gain nothing from pairs first). When no pair can form on a
+// device any more, its ops are charged in full.
+//
 // Memory look-ahead: on a capped device the k-th of the remaining ops that
 // raise memory cannot start before enough of the device's freeing ops have
 // ended; with the frees' earliest ends sorted, that gives each of them a
@@ -14,7 +27,8 @@
 // up k-th is not known, so the bumped jobs get the raising ops' durations
 // longest first (the matching that least delays the later heads) and all
 // the least tail of the raising ops. Only devices whose groups are all
-// placed get the look-ahead: a group placed later could bring frees.
+// placed get the look-ahead and the pair ramp: a group placed later could
+// bring frees, or earlier pairs.
 #include "core/pipeline/plan/bound.h"
 
 #include <algorithm>
@@ -70,24 +84,31 @@ int64_t preemptive_bound(std::vector<MachineJob>* jobs, int64_t available,
 int64_t partial_bound(const PlanGraph& graph, const PartialState& state, BoundScratch* scratch) {
   const int32_t n = graph.num_ops();
   const auto& start = *state.start;
+  const auto& end = *state.end;
   const auto& group_device = *state.group_device;
   std::vector<int64_t>& head = scratch->head;
   head.assign(n, 0);
   int64_t bound = state.now;
   // Heads through the arcs in topological order. The delay of an arc counts
-  // when both ends are placed apart, or when their groups cannot meet.
+  // when both ends are placed apart, or when their groups cannot meet. A W
+  // that may still pair with its B gets its piece's head (see above).
   for (int32_t i : graph.topo) {
     const PlanOp& op = graph.ops[i];
     const int32_t di = group_device[op.group];
     if (start[i] != kUnset) {
       head[i] = start[i];
-      bound = std::max(bound, start[i] + op.duration + graph.tail[i]);
+      bound = std::max(bound, end[i] + graph.tail[i]);
       continue;
     }
     int64_t h = state.now;
     if (di >= 0) h = std::max(h, (*state.free_at)[di]);
     for (int32_t k = graph.pred_begin[i]; k < graph.pred_begin[i + 1]; ++k) {
       const PlanArc& a = graph.arcs[graph.pred_arc[k]];
+      const bool started = start[a.from] != kUnset;
+      if (graph.inner(a)) {
+        h = std::max(h, started ? end[a.from] : head[a.from] + graph.load[a.from]);
+        continue;
+      }
       const int32_t dj = group_device[graph.ops[a.from].group];
       int64_t delay;
       if (di >= 0 && dj >= 0) {
@@ -100,10 +121,10 @@ int64_t partial_bound(const PlanGraph& graph, const PartialState& state, BoundSc
       } else {
         delay = graph.min_delay(a);
       }
-      h = std::max(h, head[a.from] + graph.ops[a.from].duration + delay);
+      h = std::max(h, (started ? end[a.from] : head[a.from] + graph.min_len[a.from]) + delay);
     }
     head[i] = h;
-    bound = std::max(bound, h + op.duration + graph.tail[i]);
+    bound = std::max(bound, h + graph.min_len[i] + graph.tail[i]);
   }
 
   // One-machine relaxation per device over the placed ops not yet started.
@@ -116,23 +137,76 @@ int64_t partial_bound(const PlanGraph& graph, const PartialState& state, BoundSc
     avail_sum += avail;
     int64_t raise_count = 0;
     int64_t raise_tail = 0;
-    bool capped = graph.mem_cap[d] < kNoCap;
-    for (int32_t g = 0; capped && g < graph.num_groups(); ++g) {
+    // Closed: no group still to place may come here.
+    bool closed = true;
+    for (int32_t g = 0; closed && g < graph.num_groups(); ++g) {
       if (group_device[g] >= 0) continue;
       const auto& allowed = graph.groups[g].devices;
-      if (std::binary_search(allowed.begin(), allowed.end(), d)) capped = false;
+      if (std::binary_search(allowed.begin(), allowed.end(), d)) closed = false;
     }
+    const bool capped = closed && graph.mem_cap[d] < kNoCap;
+    // Pairs still possible here: the earliest heads of a pairable F and B.
+    int64_t first_f = kNoCap, first_b = kNoCap;
+    if (graph.any_pairs) {
+      for (int32_t g = 0; g < graph.num_groups(); ++g) {
+        if (group_device[g] != d) continue;
+        for (int32_t k = graph.group_ops_begin[g]; k < graph.group_ops_begin[g + 1]; ++k) {
+          const int32_t i = graph.group_ops[k];
+          if (start[i] != kUnset || !graph.pairable[i]) continue;
+          if (graph.ops[i].kind == PlanKind::kForward) first_f = std::min(first_f, head[i]);
+          if (graph.ops[i].kind == PlanKind::kBackward) first_b = std::min(first_b, head[i]);
+        }
+      }
+    }
+    const bool no_pairs = !graph.any_pairs || (closed && (first_f == kNoCap || first_b == kNoCap));
+    auto load = [&](int32_t i) { return no_pairs ? graph.ops[i].duration : graph.load[i]; };
+    int64_t remaining_load = 0;
     for (int32_t g = 0; g < graph.num_groups(); ++g) {
       if (group_device[g] != d) continue;
       for (int32_t k = graph.group_ops_begin[g]; k < graph.group_ops_begin[g + 1]; ++k) {
         const int32_t i = graph.group_ops[k];
         if (start[i] != kUnset) continue;
-        jobs.push_back({head[i], graph.ops[i].duration, graph.tail[i]});
+        jobs.push_back({head[i], load(i), graph.tail[i]});
+        remaining_load += load(i);
         if (graph.ops[i].mem_net > 0) ++raise_count;
       }
     }
     if (jobs.empty()) continue;
     bound = std::max(bound, preemptive_bound(&jobs, avail, &scratch->heap));
+
+    if (closed && !no_pairs) {
+      // The pair ramp (see the top of this file).
+      const int64_t ramp = std::max(first_f, first_b);
+      const int64_t room = std::max<int64_t>(0, ramp - avail);
+      auto& items = scratch->items;
+      items.clear();
+      for (int32_t g = 0; g < graph.num_groups(); ++g) {
+        if (group_device[g] != d) continue;
+        for (int32_t k = graph.group_ops_begin[g]; k < graph.group_ops_begin[g + 1]; ++k) {
+          const int32_t i = graph.group_ops[k];
+          if (start[i] != kUnset || head[i] >= ramp || graph.ops[i].duration == 0) continue;
+          items.push_back({graph.ops[i].duration, graph.load[i]});
+        }
+      }
+      // Best ratio load / length first (exact rational comparison).
+      std::sort(items.begin(), items.end(), [](const auto& x, const auto& y) {
+        return static_cast<__int128>(x.second) * y.first >
+               static_cast<__int128>(y.second) * x.first;
+      });
+      int64_t left = room, cleared = 0;
+      for (const auto& [length, value] : items) {
+        if (left <= 0) break;
+        if (length <= left) {
+          cleared += value;
+          left -= length;
+        } else {
+          cleared += static_cast<int64_t>(static_cast<__int128>(value) * left / length);
+          if (static_cast<__int128>(value) * left % length != 0) ++cleared;  // round K up
+          left = 0;
+        }
+      }
+      bound = std::max(bound, std::max(ramp, avail) + remaining_load - cleared);
+    }
     if (!capped || raise_count == 0) continue;
 
     // Memory look-ahead (see the top of this file). A raise is kept as
@@ -154,13 +228,13 @@ int64_t partial_bound(const PlanGraph& graph, const PartialState& state, BoundSc
         if (start[i] != kUnset) continue;
         const PlanOp& op = graph.ops[i];
         if (op.mem_net > 0) {
-          raises.push_back({head[i], op.duration, 0});
+          raises.push_back({head[i], load(i), 0});
           nets.push_back(op.mem_net);
-          durations.push_back(op.duration);
+          durations.push_back(load(i));
           min_peak = std::min(min_peak, op.mem_peak - op.mem_net);
           raise_tail = std::min(raise_tail, graph.tail[i]);
         } else if (op.mem_net < 0) {
-          frees.push_back({head[i] + op.duration, -op.mem_net});
+          frees.push_back({head[i] + graph.min_len[i], -op.mem_net});
         }
       }
     }
@@ -200,7 +274,7 @@ int64_t partial_bound(const PlanGraph& graph, const PartialState& state, BoundSc
       for (int32_t k = graph.group_ops_begin[g]; k < graph.group_ops_begin[g + 1]; ++k) {
         const int32_t i = graph.group_ops[k];
         if (start[i] != kUnset || graph.ops[i].mem_net > 0) continue;
-        jobs.push_back({head[i], graph.ops[i].duration, graph.tail[i]});
+        jobs.push_back({head[i], load(i), graph.tail[i]});
       }
     }
     bound = std::max(bound, preemptive_bound(&jobs, avail, &scratch->heap));
@@ -208,9 +282,9 @@ int64_t partial_bound(const PlanGraph& graph, const PartialState& state, BoundSc
   // Flexible groups not yet placed: all remaining work shares the devices.
   int64_t remaining = 0;
   for (int32_t i = 0; i < n; ++i) {
-    if (start[i] == kUnset) remaining += graph.ops[i].duration;
+    if (start[i] == kUnset) remaining += graph.load[i];
     if (start[i] == kUnset && group_device[graph.ops[i].group] < 0) {
-      unplaced_work += graph.ops[i].duration;
+      unplaced_work += graph.load[i];
     }
   }
   if (unplaced_work > 0) {
@@ -230,7 +304,7 @@ int64_t root_bound(const PlanGraph& graph) {
     }
   }
   std::vector<int64_t> free_at(graph.devices, 0);
-  PartialState state{&start, &group_device, &free_at, &level, 0};
+  PartialState state{&start, &start, &group_device, &free_at, &level, 0};
   BoundScratch scratch;
   return partial_bound(graph, state, &scratch);
 }
