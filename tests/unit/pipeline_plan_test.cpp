@@ -243,7 +243,9 @@ TEST_CASE("pipeline plan: optimum and bounds match brute force on tiny random pr
     const int64_t optimum = brute_force(e.value());
     Result<PlanGraph> graph = plan_graph_of(e.value());
     REQUIRE(graph.is_ok());
-    if (optimum >= 0) CHECK(root_bound(graph.value()) <= optimum);
+    if (optimum >= 0)
+      CHECK_MESSAGE(root_bound(graph.value()) <= optimum,
+                    problem_json(problem, -1) << " path " << path_bound(graph.value()));
     paired += graph.value().any_pairs;
     for (int32_t variant = 0; variant < 3; ++variant) {
       PlannerOptions options;
@@ -396,6 +398,39 @@ TEST_CASE("pipeline plan: DualPipe's example with F&B 2 has no pair before the r
   const Timeline back = timeline_of(e.value(), g.value(), s.value());
   CHECK(check_schedule(e.value(), back).valid);
   CHECK(measure(e.value(), back).makespan == 52);
+}
+
+TEST_CASE("pipeline plan: the path bound weighs delays against sharing a device") {
+  // Two free operators a -> b (F = B = 2, W = 0), 2 micro-batches, 2
+  // devices. Apart, each micro-batch pays the delay twice (forward and
+  // backward); together, one device runs all 16. The one-machine bounds see
+  // only a path of 8 (delays vanish when the two may share a device) or a
+  // load of 8 per device; the path bound sees min(16, 8 + 2 x delay + 4).
+  for (auto [delay, expected] : {std::pair{10.0, 16.0}, {1.0, 14.0}}) {
+    Problem problem;
+    problem.form = Form::kOperators;
+    problem.devices = 2;
+    problem.microbatches = 2;
+    for (const char* name : {"a", "b"}) {
+      OperatorSpec op;
+      op.name = name;
+      op.f = op.b = 2;
+      op.w = 0;
+      problem.operators.push_back(op);
+    }
+    problem.edges.push_back({0, 1, delay});
+    Result<Expansion> e = expand(problem, Placement());
+    REQUIRE(e.is_ok());
+    Result<PlanGraph> g = plan_graph_of(e.value());
+    REQUIRE(g.is_ok());
+    INFO("delay " << delay);
+    CHECK(path_bound(g.value()) == static_cast<int64_t>(expected) * e.value().time_scale);
+    const int64_t optimum = brute_force(e.value());
+    CHECK(root_bound(g.value()) <= optimum);
+    const Run run = run_planner(problem, PlannerOptions(), 100000);
+    CHECK(run.finished);
+    CHECK(run.makespan == optimum);
+  }
 }
 
 TEST_CASE("pipeline plan: the same seed and work give the same schedule") {

@@ -18,6 +18,18 @@
 // (ops that gain nothing from pairs first). When no pair can form on a
 // device any more, its ops are charged in full.
 //
+// The path bound (root only, operator graphs and other regular graphs
+// without pairs). Whether two consecutive ops of a path share a device is
+// the choice that trades delays against load: a run of ops on one device
+// (a segment) pays no delays inside, but that device runs the segment for
+// every micro-batch. Along a path of one micro-batch, the first op of a
+// segment starts no earlier than the path before it (with the delays of
+// its cuts), the device then runs the segment's ops of all micro-batches,
+// and the micro-batch that ends the segment last still has the rest of the
+// path to go. Minimising over segmentations (segments within one allowed
+// device, no cut inside a group) gives a bound the one-machine relaxations
+// miss when free operators can share a device only at the price of load.
+//
 // Memory look-ahead: on a capped device the k-th of the remaining ops that
 // raise memory cannot start before enough of the device's freeing ops have
 // ended; with the frees' earliest ends sorted, that gives each of them a
@@ -32,6 +44,8 @@
 #include "core/pipeline/plan/bound.h"
 
 #include <algorithm>
+#include <iterator>
+#include <map>
 
 namespace shardlab::pipeline {
 
@@ -293,6 +307,119 @@ int64_t partial_bound(const PlanGraph& graph, const PartialState& state, BoundSc
   return bound;
 }
 
+namespace {
+
+// The path bound (see the top of this file) along one path of ops.
+int64_t path_segment_bound(const PlanGraph& g, const std::vector<int32_t>& path,
+                           const std::vector<int64_t>& copies_work) {
+  const int32_t k = static_cast<int32_t>(path.size());
+  if (k == 0) return 0;
+  int64_t length = 0;
+  std::vector<int64_t> extra(k), prefix_extra(k + 1, 0);
+  for (int32_t j = 0; j < k; ++j) {
+    length += g.ops[path[j]].duration;
+    extra[j] = copies_work[path[j]] - g.ops[path[j]].duration;
+    prefix_extra[j + 1] = prefix_extra[j] + extra[j];
+  }
+  // Boundary j (between path[j] and path[j + 1]): cut cost, or kNoCap when
+  // the two ops share a group (always together).
+  std::vector<int64_t> cut(k, kNoCap);
+  for (int32_t j = 0; j + 1 < k; ++j) {
+    const int32_t a = path[j], b = path[j + 1];
+    if (g.ops[a].group == g.ops[b].group) continue;
+    int64_t delay = 0;
+    for (int32_t e = g.succ_begin[a]; e < g.succ_begin[a + 1]; ++e) {
+      const PlanArc& arc = g.arcs[g.succ_arc[e]];
+      if (arc.to == b) delay = std::max(delay, arc.delay);
+    }
+    cut[j] = delay;
+  }
+  // first[j]: the earliest i such that path[i..j] can share one device.
+  std::vector<int32_t> first(k);
+  for (int32_t j = 0; j < k; ++j) {
+    std::vector<int32_t> common = g.groups[g.ops[path[j]].group].devices;
+    int32_t i = j;
+    while (i > 0) {
+      std::vector<int32_t> next;
+      const auto& more = g.groups[g.ops[path[i - 1]].group].devices;
+      std::set_intersection(common.begin(), common.end(), more.begin(), more.end(),
+                            std::back_inserter(next));
+      if (next.empty()) break;
+      common = std::move(next);
+      --i;
+    }
+    first[j] = i;
+  }
+  // Candidate largest extras: every segment's.
+  std::vector<int64_t> candidates;
+  for (int32_t j = 0; j < k; ++j) {
+    for (int32_t i = first[j]; i <= j; ++i)
+      candidates.push_back(prefix_extra[j + 1] - prefix_extra[i]);
+  }
+  std::sort(candidates.begin(), candidates.end());
+  candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
+  int64_t best = kNoCap;
+  std::vector<int64_t> cost(k + 1);
+  for (int64_t limit : candidates) {
+    if (limit >= best) break;
+    // cost[j + 1]: least cut cost covering path[0..j] with segments of
+    // extra <= limit, the last ending at j.
+    cost[0] = 0;
+    for (int32_t j = 0; j < k; ++j) {
+      int64_t c = kNoCap;
+      for (int32_t i = j; i >= first[j]; --i) {
+        if (prefix_extra[j + 1] - prefix_extra[i] > limit) break;
+        if (i > 0 && cut[i - 1] == kNoCap) continue;
+        const int64_t before = i == 0 ? 0 : cost[i] + cut[i - 1];
+        if (i > 0 && cost[i] >= kNoCap) continue;
+        c = std::min(c, before);
+      }
+      cost[j + 1] = c;
+    }
+    if (cost[k] < kNoCap) best = std::min(best, cost[k] + limit);
+  }
+  return best >= kNoCap ? 0 : length + best;
+}
+
+}  // namespace
+
+int64_t path_bound(const PlanGraph& g) {
+  if (!g.regular || g.any_pairs || g.num_ops() == 0) return 0;
+  const int32_t n = g.num_ops();
+  // Work of an op and of every copy of it (same group and kind).
+  std::map<std::pair<int32_t, int32_t>, int64_t> by_role;
+  for (const PlanOp& op : g.ops) by_role[{op.group, static_cast<int32_t>(op.kind)}] += op.duration;
+  std::vector<int64_t> copies_work(n);
+  for (int32_t i = 0; i < n; ++i) {
+    copies_work[i] = by_role[{g.ops[i].group, static_cast<int32_t>(g.ops[i].kind)}];
+  }
+  int64_t bound = 0;
+  // Two longest paths: through the delays that cannot vanish, and through every delay.
+  for (int32_t variant = 0; variant < 2; ++variant) {
+    std::vector<int64_t> longest(n, 0);
+    std::vector<int32_t> from(n, -1);
+    for (int32_t i : g.topo) {
+      longest[i] += g.ops[i].duration;
+      for (int32_t e = g.succ_begin[i]; e < g.succ_begin[i + 1]; ++e) {
+        const PlanArc& a = g.arcs[g.succ_arc[e]];
+        const int64_t via = longest[i] + (variant == 0 ? g.min_delay(a) : a.delay);
+        if (via > longest[a.to] || from[a.to] < 0) {
+          if (via >= longest[a.to]) longest[a.to] = via, from[a.to] = i;
+        }
+      }
+    }
+    int32_t last = 0;
+    for (int32_t i = 0; i < n; ++i) {
+      if (longest[i] > longest[last]) last = i;
+    }
+    std::vector<int32_t> path;
+    for (int32_t i = last; i >= 0; i = from[i]) path.push_back(i);
+    std::reverse(path.begin(), path.end());
+    bound = std::max(bound, path_segment_bound(g, path, copies_work));
+  }
+  return bound;
+}
+
 int64_t root_bound(const PlanGraph& graph) {
   std::vector<int64_t> start(graph.num_ops(), kUnset);
   std::vector<int32_t> group_device(graph.num_groups(), -1);
@@ -306,7 +433,7 @@ int64_t root_bound(const PlanGraph& graph) {
   std::vector<int64_t> free_at(graph.devices, 0);
   PartialState state{&start, &start, &group_device, &free_at, &level, 0};
   BoundScratch scratch;
-  return partial_bound(graph, state, &scratch);
+  return std::max(partial_bound(graph, state, &scratch), path_bound(graph));
 }
 
 }  // namespace shardlab::pipeline

@@ -52,7 +52,16 @@ struct BoundScratch {
 };
 int64_t partial_bound(const PlanGraph& graph, const PartialState& state, BoundScratch* scratch);
 
-// The root bound with nothing started.
+// The path bound of a regular graph (PlanGraph::regular, no pairs; 0
+// otherwise): along a longest path of one micro-batch, any placement splits
+// the path into segments of ops that share a device, and pays the delay of
+// every arc between segments; the device of a segment runs that segment's
+// ops of every micro-batch in turn. So the makespan is at least the path's
+// length plus the cut delays plus the largest segment's work of the other
+// micro-batches, minimised over segmentations by a dynamic program.
+int64_t path_bound(const PlanGraph& graph);
+
+// The root bound with nothing started (the largest of the above).
 int64_t root_bound(const PlanGraph& graph);
 
 }  // namespace shardlab::pipeline

@@ -16,6 +16,7 @@
 
 #include "core/pipeline/plan/bound.h"
 #include "core/pipeline/plan/lns.h"
+#include "core/pipeline/plan/place.h"
 #include "core/pipeline/plan/search.h"
 #include "core/rng.h"
 
@@ -47,11 +48,13 @@ struct PlanEngine::Impl {
   };
   Probe prover{true, "prover"};
   Probe improver{false, "search"};
-  std::unique_ptr<ScheduleSearch> diver;  // holds the dives' own state
+  std::unique_ptr<ScheduleSearch> diver;    // holds the dives' own state
+  std::unique_ptr<PlacementSearch> placer;  // free groups only
 
   double credit_prover = 0, credit_improver = 0, credit_dive = 0, credit_lns = 0;
   int64_t dead_dives = 0;
   int64_t nodes = 0, dives = 0, lns_moves = 0, lns_wins = 0, offers = 0, bound_raises = 0;
+  int64_t place_moves = 0, place_wins = 0;
   int64_t lns_size = 24;
 
   Impl(PlanGraph graph, const EngineConfig& config)
@@ -60,6 +63,8 @@ struct PlanEngine::Impl {
     if (lb >= kNoCap) infeasible = true;
     SearchConfig sc = search_config(0, 0.0);
     diver = std::make_unique<ScheduleSearch>(g, sc);
+    placer = std::make_unique<PlacementSearch>(g);
+    if (!placer->useful()) placer.reset();
     // Deterministic dives with each rule give the first incumbents.
     for (int32_t rule = 0; cfg.initial_dives && rule < kRules; ++rule) dive(rule, 0.0);
   }
@@ -218,9 +223,24 @@ struct PlanEngine::Impl {
       credit_improver -= b;
       improved |= run_probe(improver, b);
     }
+    // With free groups, every other dive's credit goes to a placement move
+    // (a few dives of pinned placements).
     const double dive_cost = std::max<int32_t>(1, g.num_ops());
     while (!finished() && credit_dive >= dive_cost) {
       credit_dive -= dive_cost;
+      if (placer && dives % 2 == 1) {
+        ++dives;
+        PlanSchedule found;
+        int64_t used = 0;
+        ++place_moves;
+        if (placer->step(best, &rng, &found, &used) && take(found, "placement")) {
+          improved = true;
+          ++place_wins;
+        }
+        nodes += used;
+        credit_dive -= std::max<double>(0, static_cast<double>(used) - dive_cost);
+        continue;
+      }
       improved |= dive(static_cast<int32_t>(dives % kRules), 0.3);
     }
     // A neighbourhood search needs a few nodes per op to reach a leaf, but
@@ -268,6 +288,8 @@ std::string PlanEngine::stats_json() const {
   j["dead_end_dives"] = m.dead_dives;
   j["lns_moves"] = m.lns_moves;
   j["lns_improvements"] = m.lns_wins;
+  j["placement_moves"] = m.place_moves;
+  j["placement_improvements"] = m.place_wins;
   j["offers"] = m.offers;
   j["best_source"] = m.source;
   return j.dump();

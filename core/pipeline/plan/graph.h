@@ -64,6 +64,11 @@ struct PlanGraph {
   std::vector<PlanOp> ops;
   std::vector<PlanArc> arcs;
   std::vector<PlanGroup> groups;
+  // Regular: the ops of a group with the same kind are one operation of
+  // identical micro-batches, each with the same predecessors and delays
+  // (graphs of plan_graph_of; not merged or restricted ones). The path
+  // bound relies on it.
+  bool regular = false;
 
   // ---- derived by finalize() ----
   // Overlapped pairs. A pair (F f, B b and b's W) starts all three together

@@ -9,6 +9,7 @@ namespace shardlab::pipeline {
 Result<PlanGraph> plan_graph_of(const Expansion& e) {
   PlanGraph g;
   g.devices = e.devices;
+  g.regular = true;
   g.mem_cap.assign(e.devices, kNoCap);
   for (int32_t d = 0; d < e.devices && d < static_cast<int32_t>(e.mem_cap.size()); ++d) {
     if (e.mem_cap[d] != Expansion::kNoCap) g.mem_cap[d] = e.mem_cap[d];
