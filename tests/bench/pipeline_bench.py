@@ -11,10 +11,15 @@ Prints tables; never passes or fails on time. Sections (run all by default):
            F&B = 3) on DualPipe's placement under its peak memory (cap 9)
   mipsize  where the MIP stops being useful: CBC and HiGHS (node, npm highs)
            on growing uniform problems, time to first solution and to proof
+  pairs    issue 24's bar on DualPipe's example (cap PP+1 = 9): for F&B in
+           {2, 2.5, 3} and comm in {0, 0.25, 0.5}, the planner's bubble
+           against half of DualPipe's (both over DualPipe's own busy time per
+           device), else a bound that rules half out and a schedule better
+           than every published one; --pairs-limit seconds per cell
 
 Usage: tests/bench/pipeline_bench.py [--cli build/native/shardlab]
        [--sections equal,dag,dualpipe,mipsize] [--quick] [--mip-limit 60]
-       [--dag-limit 10] [--dag-count 12]
+       [--dag-limit 10] [--dag-count 12] [--pairs-limit 20]
 """
 import argparse
 import json
@@ -265,6 +270,57 @@ def section_dualpipe(b):
            'planner', 'planner idle/device', 'bound', 'proven', 'seconds'], rows)
 
 
+PUBLISHED = ['GPipe', '1F1B', 'Interleaved1F1B', 'ZB-H1', 'ZB-H2', 'ZBV', 'DualPipe',
+             'DualPipeV', 'Chimera']
+
+
+def section_pairs(b):
+    limit = b.opts.pairs_limit
+    print(f"\n## pairs: DualPipe's example (8 ranks, 20 micro-batches, F = B = W = 1, cap 9), "
+          f"{limit:g} s per cell\n")
+    print('A bubble is makespan minus DualPipe\'s busy time on a device (largest over devices); '
+          'half is reached when the planner\'s makespan is at most (DualPipe + least busy) / 2. '
+          'Published: the best valid one of ' + ', '.join(PUBLISHED) + '.\n')
+    example = os.path.join(ROOT, 'examples/pipeline/dualpipe_example.json')
+    rows = []
+    met = 0
+    for fb in ('2', '2.5', '3'):
+        for comm in ('0', '0.25', '0.5'):
+            args = [example, '--FB', fb, '--comm', comm]
+            published = {}
+            dp = None
+            for name in PUBLISHED:
+                proc, _ = run([b.cli, 'pipeline', *args, '--schedule', name, '--json'])
+                if proc.returncode not in (0, 3) or not proc.stdout:
+                    continue  # not applicable to this problem
+                out = json.loads(proc.stdout)
+                if name == 'DualPipe':
+                    dp = out
+                if out['valid']:
+                    published[name] = out['makespan']
+            best_name = min(published, key=published.get)
+            best = published[best_name]
+            least_busy = min(dp['busy'])
+            dp_bubble = dp['makespan'] - least_busy
+            half = (dp['makespan'] + least_busy) / 2
+            r = b.plan(args, limit)
+            ms, bound = r.get('makespan'), r.get('bound')
+            halved = ms is not None and ms <= half + 1e-9
+            rules_out = bound is not None and bound > half + 1e-9
+            better = ms is not None and ms < best - 1e-9
+            ok = halved or (rules_out and better)
+            met += ok
+            rows.append([fb, comm, fmt(dp['makespan'], 6), fmt(dp_bubble, 6), f'{fmt(best, 6)} ({best_name})',
+                         fmt(half, 6), fmt(ms, 6), fmt(ms - least_busy if ms is not None else None, 6),
+                         fmt(bound, 6), 'yes' if r.get('optimal') else 'no',
+                         'yes' if halved else 'no', 'yes' if rules_out else 'no',
+                         'yes' if better else 'no', 'met' if ok else 'NOT MET'])
+    table(['F&B', 'comm', 'DualPipe', 'DualPipe bubble', 'best published', 'half at',
+           'planner', 'planner bubble', 'bound', 'optimal', 'halved', 'bound rules half out',
+           'better than all published', 'bar'], rows)
+    print(f'\nbar met on {met}/{len(rows)} cells')
+
+
 def section_mipsize(b):
     limit = b.opts.mip_limit
     print(f'\n## mipsize: where the MIP stops being useful (uniform, F = B = W = 1, cap p, '
@@ -296,13 +352,14 @@ def main():
     ap.add_argument('--mip-limit', type=float, default=60)
     ap.add_argument('--dag-limit', type=float, default=10)
     ap.add_argument('--dag-count', type=int, default=12)
+    ap.add_argument('--pairs-limit', type=float, default=20)
     opts = ap.parse_args()
     b = Bench(opts)
     print(f'# pipeline planner benchmark ({time.strftime("%Y-%m-%d %H:%M")}, '
           f'{os.cpu_count()} cores, CLI {opts.cli})')
     for name in opts.sections.split(','):
         {'equal': section_equal, 'dag': section_dag, 'dualpipe': section_dualpipe,
-         'mipsize': section_mipsize}[name](b)
+         'mipsize': section_mipsize, 'pairs': section_pairs}[name](b)
     shutil.rmtree(b.tmp, ignore_errors=True)
 
 
