@@ -30,6 +30,21 @@
 // device, no cut inside a group) gives a bound the one-machine relaxations
 // miss when free operators can share a device only at the price of load.
 //
+// The window bound (root only; energetic reasoning on parallel machines,
+// Baptiste, Le Pape and Nuijten 2001, in its simplest form). Take the ops
+// whose allowed devices lie in a set D, whose heads are at least a and
+// whose tails at least b. Each device of D runs its share of them inside
+// [a, C - b], and a device of D that runs none still has C >= a + b (any of
+// the ops needs that much). So |D| (C - a - b) is at least their load, for
+// every a and b among the heads and tails, and for D the whole cluster or
+// the allowed set of a group. It sees what the per-device relaxations miss
+// when free operators spread: late work that only a few devices may take,
+// or work that cannot start before a long head on any device. An operator's
+// ops (its group) share one device, so with b the least tail of the set,
+// C - a - b is also at least the largest group's load there and, as
+// width + 1 groups fill width devices, the sum of the width-th and
+// (width + 1)-th largest (a bin-packing bound, Martello and Toth 1990).
+//
 // Memory look-ahead: on a capped device the k-th of the remaining ops that
 // raise memory cannot start before enough of the device's freeing ops have
 // ended; with the frees' earliest ends sorted, that gives each of them a
@@ -44,6 +59,7 @@
 #include "core/pipeline/plan/bound.h"
 
 #include <algorithm>
+#include <functional>
 #include <iterator>
 #include <map>
 
@@ -383,6 +399,99 @@ int64_t path_segment_bound(const PlanGraph& g, const std::vector<int32_t>& path,
 
 }  // namespace
 
+// The window bound (see the top of this file).
+int64_t window_bound(const PlanGraph& g) {
+  const int32_t n = g.num_ops();
+  if (n == 0) return 0;
+  std::vector<int64_t> head(n, 0);
+  for (int32_t i : g.topo) {
+    for (int32_t k = g.pred_begin[i]; k < g.pred_begin[i + 1]; ++k) {
+      const PlanArc& a = g.arcs[g.pred_arc[k]];
+      const int64_t via = g.inner(a) ? head[a.from] + g.load[a.from]
+                                     : head[a.from] + g.min_len[a.from] + g.min_delay(a);
+      head[i] = std::max(head[i], via);
+    }
+  }
+  // The device sets: the cluster and every distinct allowed set.
+  std::vector<std::vector<int32_t>> sets;
+  std::vector<int32_t> all(g.devices);
+  for (int32_t d = 0; d < g.devices; ++d) all[d] = d;
+  sets.push_back(all);
+  for (const PlanGroup& group : g.groups) sets.push_back(group.devices);
+  std::sort(sets.begin(), sets.end());
+  sets.erase(std::unique(sets.begin(), sets.end()), sets.end());
+  struct Item {
+    int64_t tail, load;
+    int32_t group;
+  };
+  // At most this many head values a get the group packing (each costs a
+  // pass over the set): a bound needs no exhaustive sweep.
+  constexpr size_t kPackingHeads = 64;
+  int64_t bound = 0;
+  std::vector<int32_t> members, touched;
+  std::vector<Item> by_tail;  // members with head >= a, by tail from the largest
+  std::vector<int64_t> group_load(g.num_groups(), 0), loads;
+  for (const auto& set : sets) {
+    members.clear();
+    for (int32_t i = 0; i < n; ++i) {
+      const auto& allowed = g.groups[g.ops[i].group].devices;
+      if (g.load[i] > 0 && std::includes(set.begin(), set.end(), allowed.begin(), allowed.end())) {
+        members.push_back(i);
+      }
+    }
+    if (members.empty()) continue;
+    const int64_t width = static_cast<int64_t>(set.size());
+    std::sort(members.begin(), members.end(),
+              [&](int32_t x, int32_t y) { return head[x] > head[y]; });
+    size_t distinct = 0;
+    for (size_t k = 0; k < members.size(); ++k) {
+      distinct += k == 0 || head[members[k]] != head[members[k - 1]];
+    }
+    const size_t stride = (distinct + kPackingHeads - 1) / kPackingHeads;
+    by_tail.clear();
+    size_t step = 0;
+    for (size_t k = 0; k < members.size();) {
+      // Heads from the latest down: the members with head >= a grow one head
+      // value at a time; for each, every tail threshold b over them.
+      const int64_t a = head[members[k]];
+      while (k < members.size() && head[members[k]] == a) {
+        const int32_t i = members[k++];
+        const Item item{g.tail[i], g.load[i], g.ops[i].group};
+        by_tail.insert(
+            std::upper_bound(by_tail.begin(), by_tail.end(), item,
+                             [](const Item& x, const Item& y) { return x.tail > y.tail; }),
+            item);
+      }
+      const bool pack = step++ % stride == 0 || k == members.size();
+      int64_t sum = 0;
+      touched.clear();
+      for (size_t t = 0; t < by_tail.size(); ++t) {
+        sum += by_tail[t].load;
+        if (pack) {
+          if (group_load[by_tail[t].group] == 0) touched.push_back(by_tail[t].group);
+          group_load[by_tail[t].group] += by_tail[t].load;
+        }
+        if (t + 1 < by_tail.size() && by_tail[t + 1].tail == by_tail[t].tail) continue;
+        const int64_t b = by_tail[t].tail;
+        bound = std::max(bound, a + b + (sum + width - 1) / width);
+        if (!pack) continue;
+        // Groups (see the top of this file).
+        loads.clear();
+        for (int32_t grp : touched) loads.push_back(group_load[grp]);
+        const size_t top = std::min<size_t>(loads.size(), width + 1);
+        std::partial_sort(loads.begin(), loads.begin() + top, loads.end(), std::greater<>());
+        int64_t packed = loads[0];
+        if (static_cast<int64_t>(loads.size()) > width) {
+          packed = std::max(packed, loads[width - 1] + loads[width]);
+        }
+        bound = std::max(bound, a + b + packed);
+      }
+      for (int32_t grp : touched) group_load[grp] = 0;
+    }
+  }
+  return bound;
+}
+
 int64_t path_bound(const PlanGraph& g) {
   if (!g.regular || g.any_pairs || g.num_ops() == 0) return 0;
   const int32_t n = g.num_ops();
@@ -433,7 +542,7 @@ int64_t root_bound(const PlanGraph& graph) {
   std::vector<int64_t> free_at(graph.devices, 0);
   PartialState state{&start, &start, &group_device, &free_at, &level, 0};
   BoundScratch scratch;
-  return std::max(partial_bound(graph, state, &scratch), path_bound(graph));
+  return std::max({partial_bound(graph, state, &scratch), path_bound(graph), window_bound(graph)});
 }
 
 }  // namespace shardlab::pipeline

@@ -61,6 +61,11 @@ int64_t partial_bound(const PlanGraph& graph, const PartialState& state, BoundSc
 // micro-batches, minimised over segmentations by a dynamic program.
 int64_t path_bound(const PlanGraph& graph);
 
+// The window bound: for a set D of devices (the cluster or a group's
+// allowed set) and the ops confined to D with head >= a and tail >= b,
+// |D| (C - a - b) >= their load; the largest over D, a and b.
+int64_t window_bound(const PlanGraph& graph);
+
 // The root bound with nothing started (the largest of the above).
 int64_t root_bound(const PlanGraph& graph);
 
