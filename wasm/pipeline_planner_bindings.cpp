@@ -128,8 +128,8 @@ val PipelineSession::schedule_from_mip(const std::string& options_json,
   }
   Result<Timeline> t = planner.value()->schedule_from_mip(values);
   if (!t.is_ok()) return failure(t.status());
-  return ok(val(
-      schedule_json(evaluate_timeline(*problem_, planner.value()->expansion(), t.value(), "mip"))));
+  return ok(val(schedule_json(
+      evaluate_timeline(*problem_, planner.value()->mip_expansion(), t.value(), "mip"))));
 }
 
 val plan_options_schema_of() {

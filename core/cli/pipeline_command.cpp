@@ -480,7 +480,7 @@ int emit_lp_command(const Args& a, const Problem& problem) {
   std::printf("LP written to %s: %lld rows, %lld columns (%lld binaries), horizon %s\n",
               a.emit_lp.c_str(), static_cast<long long>(model.rows),
               static_cast<long long>(model.columns), static_cast<long long>(model.binaries),
-              time_text(planner.expansion(), model.horizon).c_str());
+              time_text(planner.mip_expansion(), model.horizon).c_str());
   return kExitOk;
 }
 

@@ -31,180 +31,24 @@ bool same_shape(const Expansion& a, const Expansion& b) {
   return true;
 }
 
-struct Planner::Impl {
-  Status status;
+// A placement the planner searches: its expansion and engine, the
+// bi-level coarse engine while it helps, and the published schedules that
+// ran on it.
+struct Branch {
   Expansion expansion;
   std::unique_ptr<PlanEngine> engine;
-  Timeline best;
-  int64_t best_cached = -1;
-  std::string no_source;
-  Counters warm;  // the generated schedules offered: name -> makespan (null: over a cap)
-  bool symmetry = true;
-  bool heft_only = false;
-  // The best timeline with overlapped pairs offered so far (-1: none).
-  Timeline paired;
-  int64_t paired_ticks = -1;
-  std::string paired_source;
-  // Bi-level: the merged problem and its own engine, while it helps.
   std::unique_ptr<Merged> merged;
   std::unique_ptr<PlanEngine> coarse;
   double merge_share = 0;
   int64_t coarse_best = -1, coarse_offers = 0, coarse_stall = 0;
+  Timeline best;
+  int64_t best_cached = -1;
+  bool retired = false;  // its bound reached the best schedule of any branch
 
-  Impl(const Problem& problem, const PlannerOptions& options) {
-    status = validate(problem);
-    if (!status.is_ok()) return;
-    Result<Expansion> e = expand(problem, choose_placement(problem, options));
-    if (!e.is_ok()) {
-      status = e.status();
-      return;
-    }
-    expansion = std::move(e).value();
-    Result<PlanGraph> g = plan_graph_of(expansion);
-    if (!g.is_ok()) {
-      status = g.status();
-      return;
-    }
-    EngineConfig config;
-    config.seed = static_cast<uint64_t>(options.seed);
-    config.symmetry = options.symmetry != 0;
-    symmetry = config.symmetry;
-    config.dominance = options.dominance != 0;
-    config.table_entries = options.table_entries;
-    config.prover_share = options.prover_share;
-    config.improver_share = options.improver_share;
-    config.dive_share = options.dive_share;
-    config.restart_nodes = options.restart_nodes;
-    heft_only = options.heft_only != 0;
-    config.initial_dives = !heft_only;
-    std::unique_ptr<PlanGraph> relaxation = pair_relaxation(expansion, g.value());
-    engine = std::make_unique<PlanEngine>(std::move(g).value(), config, std::move(relaxation));
-    if (heft_only) {
-      const PlanSchedule h = heft(engine->graph());
-      set_ticks(&warm, "HEFT", h.empty() ? -1 : h.makespan);
-      if (!h.empty()) engine->offer(h, "HEFT");
-      return;
-    }
-    if (options.merge_above > 0 && engine->graph().num_ops() > options.merge_above) {
-      merged = std::make_unique<Merged>(
-          coarsen(engine->graph(), static_cast<int32_t>(options.merge_above / 2)));
-      if (merged->graph.num_ops() < engine->graph().num_ops()) {
-        merge_share = options.merge_share;
-        coarse = std::make_unique<PlanEngine>(merged->graph, config);
-        refine_coarse();
-      }
-    }
-    if (options.warm_start) warm_start(problem);
-    if (options.heft) {
-      const PlanSchedule h = heft(engine->graph());
-      set_ticks(&warm, "HEFT", h.empty() ? -1 : h.makespan);
-      if (!h.empty()) engine->offer(h, "HEFT");
-    }
-  }
+  bool has_best() const { return !engine->best().empty(); }
+  int64_t best_ticks() const { return has_best() ? engine->best().makespan : -1; }
+  int64_t scale() const { return expansion.time_scale; }
 
-  // The placement to plan on: the problem's or the options', else (stages,
-  // warm start on) among the placements of the published schedules that fit
-  // the caps, the one with the least lower bound (ties: the best published
-  // makespan), so an open problem is planned where the best schedule can be
-  // (DualPipe's example: two copies, bound 63, beat V-shape's 63.5); else
-  // the default.
-  Placement choose_placement(const Problem& problem, const PlannerOptions& options) {
-    if (problem.placement.kind != PlacementKind::kAuto ||
-        options.placement.kind != PlacementKind::kAuto || problem.form != Form::kStages ||
-        !options.warm_start) {
-      return options.placement;
-    }
-    Placement chosen = options.placement;
-    double best_bound = -1, best_makespan = -1;
-    for (const ScheduleInfo& info : list_schedules(problem)) {
-      if (!info.applicable) continue;
-      Result<Generated> gen = generate(problem, info.name);
-      if (!gen.is_ok()) continue;
-      Result<Timeline> t = simulate(gen.value().expansion, gen.value().order);
-      if (!t.is_ok() || !check_schedule(gen.value().expansion, t.value()).valid) continue;
-      const Expansion& ge = gen.value().expansion;
-      Result<PlanGraph> graph = plan_graph_of(ge);
-      if (!graph.is_ok()) continue;
-      const double bound = ge.time_value(root_bound(graph.value()));
-      const double makespan = ge.time_value(measure(ge, t.value()).makespan);
-      if (best_bound >= 0 &&
-          (bound > best_bound || (bound == best_bound && makespan >= best_makespan))) {
-        continue;
-      }
-      best_bound = bound;
-      best_makespan = makespan;
-      chosen.kind = ge.placement;
-      chosen.chunks = ge.chunks;
-    }
-    return chosen;
-  }
-
-  // A time in the problem's unit (an integer when it is one), null when t < 0.
-  void set_ticks(Counters* counters, const std::string& name, int64_t t) const {
-    if (t < 0) {
-      counters->add_null(name);
-      return;
-    }
-    const double v = expansion.time_value(t);
-    if (v == std::floor(v) && std::fabs(v) < 9e15) {
-      counters->add(name, static_cast<int64_t>(v));
-    } else {
-      counters->add(name, v);
-    }
-  }
-
-  // Offers every generated schedule that runs on the planner's expansion
-  // and records its makespan (null when it breaks a memory cap).
-  void warm_start(const Problem& problem) {
-    for (const ScheduleInfo& info : list_schedules(problem)) {
-      if (!info.applicable) continue;
-      Result<Generated> gen = generate(problem, info.name);
-      if (!gen.is_ok() || !same_shape(gen.value().expansion, expansion)) continue;
-      Result<Timeline> t = simulate(gen.value().expansion, gen.value().order);
-      if (!t.is_ok()) continue;
-      const bool valid = check_schedule(expansion, t.value()).valid;
-      set_ticks(&warm, info.name, valid ? measure(expansion, t.value()).makespan : -1);
-      if (valid) offer_timeline(t.value(), info.name);
-    }
-  }
-
-  // A timeline from elsewhere. With overlapped pairs it is kept as it is
-  // when it beats everything (the engine cannot express pairs); opened into
-  // single ops it also goes to the engine.
-  bool offer_timeline(const Timeline& t, const std::string& source) {
-    bool taken = false;
-    const bool has_pair = std::any_of(t.slots.begin(), t.slots.end(), [](const TimedSlot& s) {
-      return s.slot.kind == SlotKind::kPair;
-    });
-    if (has_pair && check_schedule(expansion, t).valid) {
-      const int64_t m = measure(expansion, t).makespan;
-      if (best_known() < 0 || m < best_known()) {
-        paired = t;
-        paired_ticks = m;
-        paired_source = source;
-        taken = true;
-      }
-    }
-    Result<PlanSchedule> s = plan_schedule_of(expansion, engine->graph(), t);
-    if (s.is_ok()) taken |= engine->offer(s.value(), source.c_str());
-    return taken;
-  }
-
-  int64_t engine_ticks() const { return engine->best().empty() ? -1 : engine->best().makespan; }
-  // The best makespan known, with or without pairs (-1: none).
-  int64_t best_known() const {
-    const int64_t e = engine_ticks();
-    if (paired_ticks < 0) return e;
-    return e < 0 ? paired_ticks : std::min(e, paired_ticks);
-  }
-  bool paired_wins() const {
-    return paired_ticks >= 0 && (engine_ticks() < 0 || paired_ticks < engine_ticks());
-  }
-  bool proven() const {
-    return engine->finished() || (paired_ticks >= 0 && engine->lower_bound() >= paired_ticks);
-  }
-
-  // Offers the coarse incumbent, expanded, to the full problem's engine.
   bool refine_coarse() {
     if (!coarse || coarse->best().empty() || coarse->best().makespan == coarse_best) return false;
     coarse_best = coarse->best().makespan;
@@ -229,74 +73,341 @@ struct Planner::Impl {
   }
 
   void refresh() {
-    if (!engine) return;
-    if (paired_wins()) {
-      best = paired;
-      best_cached = -2;
-      return;
-    }
-    if (engine->best().empty() || engine->best().makespan == best_cached) return;
-    best = timeline_of(expansion, engine->best());
+    if (!has_best() || engine->best().makespan == best_cached) return;
+    best = timeline_of(expansion, engine->graph(), engine->best());
     best_cached = engine->best().makespan;
   }
 };
 
-Planner::Planner(const Problem& problem, const PlannerOptions& options)
-    : impl_(std::make_unique<Impl>(problem, options)) {
-  impl_->refresh();
+// a / sa < b / sb for times in two expansions' ticks.
+bool earlier(int64_t a, int64_t sa, int64_t b, int64_t sb) {
+  return static_cast<__int128>(a) * sb < static_cast<__int128>(b) * sa;
 }
+
+struct Planner::Impl {
+  Status status;
+  // Branches: the placements searched, the primary (the least lower bound)
+  // first. One unless the problem and the options leave the placement open.
+  std::vector<std::unique_ptr<Branch>> branches;
+  std::string no_source;
+  Expansion no_expansion;
+  Timeline no_timeline;
+  Counters warm;  // the published schedules offered: name -> makespan (null: over a cap)
+  bool symmetry = true;
+  bool heft_only = false;
+
+  Impl(const Problem& problem, const PlannerOptions& options) {
+    status = validate(problem);
+    if (!status.is_ok()) return;
+    EngineConfig config;
+    config.seed = static_cast<uint64_t>(options.seed);
+    config.symmetry = options.symmetry != 0;
+    symmetry = config.symmetry;
+    config.dominance = options.dominance != 0;
+    config.table_entries = options.table_entries;
+    config.prover_share = options.prover_share;
+    config.improver_share = options.improver_share;
+    config.dive_share = options.dive_share;
+    config.restart_nodes = options.restart_nodes;
+    heft_only = options.heft_only != 0;
+    config.initial_dives = !heft_only;
+    std::vector<Published> published;
+    for (const Placement& placement : candidate_placements(problem, options, &published)) {
+      Result<Expansion> e = expand(problem, placement);
+      if (!e.is_ok()) {
+        if (branches.empty()) status = e.status();
+        break;  // the primary decides; others only add
+      }
+      Result<PlanGraph> g = plan_graph_of(e.value());
+      if (!g.is_ok()) {
+        if (branches.empty()) status = g.status();
+        break;
+      }
+      auto branch = std::make_unique<Branch>();
+      branch->expansion = std::move(e).value();
+      branch->engine = std::make_unique<PlanEngine>(std::move(g).value(), config);
+      branches.push_back(std::move(branch));
+    }
+    if (branches.empty()) return;
+    status = Status::ok();
+    for (auto& branch : branches) {
+      Branch& b = *branch;
+      if (!heft_only && options.merge_above > 0 &&
+          b.engine->graph().num_ops() > options.merge_above) {
+        b.merged = std::make_unique<Merged>(
+            coarsen(b.engine->graph(), static_cast<int32_t>(options.merge_above / 2)));
+        if (b.merged->graph.num_ops() < b.engine->graph().num_ops()) {
+          b.merge_share = options.merge_share;
+          b.coarse = std::make_unique<PlanEngine>(b.merged->graph, config);
+          b.refine_coarse();
+        }
+      }
+      if (!heft_only && options.warm_start) {
+        for (const Published& pub : published) {
+          if (!same_shape(pub.expansion, b.expansion)) continue;
+          set_ticks(&warm, pub.name, b, pub.valid ? pub.makespan : -1);
+          if (pub.valid) offer_timeline(b, pub.timeline, pub.name);
+        }
+      }
+      if (heft_only || options.heft) {
+        const PlanSchedule h = heft(b.engine->graph());
+        if (&b == branches.front().get()) set_ticks(&warm, "HEFT", b, h.empty() ? -1 : h.makespan);
+        if (!h.empty()) b.engine->offer(h, "HEFT");
+      }
+    }
+    refresh();
+  }
+
+  // A published schedule simulated on its own placement.
+  struct Published {
+    std::string name;
+    Expansion expansion;
+    Timeline timeline;
+    bool valid = false;  // passes the checker (e.g. fits the caps)
+    int64_t makespan = 0;
+  };
+
+  // The placements to plan on: the problem's or the options', else (stages,
+  // warm start on) those of the published schedules that fit the caps, the
+  // one with the least lower bound first (ties: the best published
+  // makespan), so an open problem is planned where the best schedule can be
+  // (DualPipe's example: two copies, bound 63, beat V-shape's 63.5) and the
+  // planner never ends worse than a published schedule that fits; else the
+  // default. Fills *published with every applicable published schedule.
+  std::vector<Placement> candidate_placements(const Problem& problem, const PlannerOptions& options,
+                                              std::vector<Published>* published) {
+    if (problem.form == Form::kStages && options.warm_start && !options.heft_only) {
+      for (const ScheduleInfo& info : list_schedules(problem)) {
+        if (!info.applicable) continue;
+        Result<Generated> gen = generate(problem, info.name);
+        if (!gen.is_ok()) continue;
+        Result<Timeline> t = simulate(gen.value().expansion, gen.value().order);
+        if (!t.is_ok()) continue;
+        Published pub;
+        pub.name = info.name;
+        pub.expansion = gen.value().expansion;
+        pub.timeline = std::move(t).value();
+        pub.valid = check_schedule(pub.expansion, pub.timeline).valid;
+        pub.makespan = measure(pub.expansion, pub.timeline).makespan;
+        published->push_back(std::move(pub));
+      }
+    }
+    if (problem.placement.kind != PlacementKind::kAuto ||
+        options.placement.kind != PlacementKind::kAuto || problem.form != Form::kStages ||
+        !options.warm_start || options.heft_only) {
+      return {options.placement};
+    }
+    struct Candidate {
+      Placement placement;
+      int64_t bound, bound_scale, makespan, makespan_scale;
+    };
+    std::vector<Candidate> candidates;
+    for (const Published& pub : *published) {
+      if (!pub.valid) continue;
+      const Expansion& e = pub.expansion;
+      Candidate* same = nullptr;
+      for (Candidate& c : candidates) {
+        if (c.placement.kind == e.placement && c.placement.chunks == e.chunks) same = &c;
+      }
+      if (same) {
+        if (earlier(pub.makespan, e.time_scale, same->makespan, same->makespan_scale)) {
+          same->makespan = pub.makespan;
+          same->makespan_scale = e.time_scale;
+        }
+        continue;
+      }
+      Result<PlanGraph> graph = plan_graph_of(e);
+      if (!graph.is_ok()) continue;
+      Candidate c;
+      c.placement.kind = e.placement;
+      c.placement.chunks = e.chunks;
+      c.bound = root_bound(graph.value());
+      c.bound_scale = c.makespan_scale = e.time_scale;
+      c.makespan = pub.makespan;
+      candidates.push_back(c);
+    }
+    if (candidates.empty()) return {options.placement};
+    std::stable_sort(candidates.begin(), candidates.end(),
+                     [](const Candidate& a, const Candidate& b) {
+                       if (earlier(a.bound, a.bound_scale, b.bound, b.bound_scale)) return true;
+                       if (earlier(b.bound, b.bound_scale, a.bound, a.bound_scale)) return false;
+                       return earlier(a.makespan, a.makespan_scale, b.makespan, b.makespan_scale);
+                     });
+    std::vector<Placement> out;
+    for (const Candidate& c : candidates) out.push_back(c.placement);
+    return out;
+  }
+
+  // A time of branch b in the problem's unit (an integer when it is one),
+  // null when t < 0.
+  void set_ticks(Counters* counters, const std::string& name, const Branch& b, int64_t t) const {
+    if (t < 0) {
+      counters->add_null(name);
+      return;
+    }
+    const double v = b.expansion.time_value(t);
+    if (v == std::floor(v) && std::fabs(v) < 9e15) {
+      counters->add(name, static_cast<int64_t>(v));
+    } else {
+      counters->add(name, v);
+    }
+  }
+
+  // A timeline from elsewhere: its pairs the engine can express stay pairs,
+  // other blocks are opened (plan/problem.h).
+  bool offer_timeline(Branch& b, const Timeline& t, const std::string& source) {
+    Result<PlanSchedule> s = plan_schedule_of(b.expansion, b.engine->graph(), t);
+    return s.is_ok() && b.engine->offer(s.value(), source.c_str());
+  }
+
+  // The branch holding the best schedule (ties: the earlier branch), else the primary.
+  const Branch& current() const {
+    const Branch* best = branches.front().get();
+    for (const auto& b : branches) {
+      if (!b->has_best()) continue;
+      if (!best->has_best() ||
+          earlier(b->best_ticks(), b->scale(), best->best_ticks(), best->scale())) {
+        best = b.get();
+      }
+    }
+    return *best;
+  }
+  Branch& current() { return const_cast<Branch&>(static_cast<const Impl*>(this)->current()); }
+
+  // The least lower bound over the branches, in branch `in`'s ticks
+  // (rounded up: a makespan there is a whole number of ticks).
+  int64_t lower_bound(const Branch& in) const {
+    int64_t lb = -1;
+    for (const auto& b : branches) {
+      const int64_t own = b->engine->lower_bound();
+      const __int128 num = static_cast<__int128>(own) * in.scale();
+      const int64_t there = static_cast<int64_t>((num + b->scale() - 1) / b->scale());
+      if (lb < 0 || there < lb) lb = there;
+    }
+    return lb;
+  }
+
+  bool proven() const {
+    const Branch& c = current();
+    if (!c.has_best()) {
+      // No schedule: proven only when every branch proved none exists.
+      for (const auto& b : branches) {
+        if (!b->engine->finished()) return false;
+      }
+      return true;
+    }
+    return lower_bound(c) >= c.best_ticks();
+  }
+
+  bool step(int64_t work) {
+    const Branch& holder = current();
+    std::vector<Branch*> active;
+    for (auto& b : branches) {
+      // A branch whose bound reached the best schedule can never beat it.
+      if (!b->retired && holder.has_best() && b.get() != &holder &&
+          !earlier(b->engine->lower_bound(), b->scale(), holder.best_ticks(), holder.scale())) {
+        b->retired = true;
+      }
+      if (!b->retired && !b->engine->finished()) active.push_back(b.get());
+    }
+    if (active.empty()) return false;
+    // The branch holding the best schedule gets half the work, the others
+    // share the rest.
+    bool improved = false;
+    const bool lead = std::find(active.begin(), active.end(), &holder) != active.end();
+    for (Branch* b : active) {
+      int64_t share = work;
+      if (active.size() > 1) {
+        const int64_t others = static_cast<int64_t>(active.size()) - (lead ? 1 : 0);
+        share = b == &holder ? work / 2 : (lead ? work / 2 : work) / others;
+      }
+      improved |= b->step(std::max<int64_t>(1, share));
+    }
+    return improved;
+  }
+
+  void refresh() {
+    for (auto& b : branches) b->refresh();
+  }
+};
+
+Planner::Planner(const Problem& problem, const PlannerOptions& options)
+    : impl_(std::make_unique<Impl>(problem, options)) {}
 Planner::~Planner() = default;
 const Status& Planner::status() const { return impl_->status; }
-const Expansion& Planner::expansion() const { return impl_->expansion; }
+const Expansion& Planner::expansion() const {
+  return impl_->branches.empty() ? impl_->no_expansion : impl_->current().expansion;
+}
 
 bool Planner::step(int64_t work) {
-  if (!impl_->engine) return false;
-  if (impl_->heft_only) return false;
+  if (impl_->branches.empty() || impl_->heft_only) return false;
   const bool improved = impl_->step(work);
   if (improved) impl_->refresh();
   return improved;
 }
 
-bool Planner::finished() const { return !impl_->engine || impl_->heft_only || impl_->proven(); }
-bool Planner::proven() const { return impl_->engine && impl_->proven(); }
-bool Planner::has_best() const { return impl_->engine && impl_->best_known() >= 0; }
-const Timeline& Planner::best() const { return impl_->best; }
-int64_t Planner::best_ticks() const { return impl_->engine ? impl_->best_known() : -1; }
+bool Planner::finished() const {
+  return impl_->branches.empty() || impl_->heft_only || impl_->proven();
+}
+bool Planner::proven() const { return !impl_->branches.empty() && impl_->proven(); }
+bool Planner::has_best() const { return !impl_->branches.empty() && impl_->current().has_best(); }
+const Timeline& Planner::best() const {
+  return has_best() ? impl_->current().best : impl_->no_timeline;
+}
+int64_t Planner::best_ticks() const { return has_best() ? impl_->current().best_ticks() : -1; }
 double Planner::best_makespan() const {
-  return has_best() ? impl_->expansion.time_value(best_ticks()) : -1;
+  return has_best() ? expansion().time_value(best_ticks()) : -1;
 }
 int64_t Planner::lower_bound_ticks() const {
-  return impl_->engine ? impl_->engine->lower_bound() : 0;
+  return impl_->branches.empty() ? 0 : impl_->lower_bound(impl_->current());
 }
-double Planner::lower_bound() const { return impl_->expansion.time_value(lower_bound_ticks()); }
+double Planner::lower_bound() const { return expansion().time_value(lower_bound_ticks()); }
 
 bool Planner::offer(const Timeline& timeline, const std::string& source) {
-  if (!impl_->engine || impl_->heft_only) return false;
-  const bool taken = impl_->offer_timeline(timeline, source);
-  if (taken) impl_->refresh();
+  if (impl_->branches.empty() || impl_->heft_only) return false;
+  Branch& b = impl_->current();
+  const bool taken = impl_->offer_timeline(b, timeline, source);
+  if (taken) b.refresh();
   return taken;
 }
 
 const std::string& Planner::best_source() const {
-  if (!impl_->engine) return impl_->no_source;
-  return impl_->paired_wins() ? impl_->paired_source : impl_->engine->best_source();
+  if (impl_->branches.empty()) return impl_->no_source;
+  return impl_->current().engine->best_source();
 }
 
 Counters Planner::counters() const {
   Counters c;
-  if (!impl_->engine) return c.add("phase", "invalid");
-  c = impl_->engine->counters();
+  if (impl_->branches.empty()) return c.add("phase", "invalid");
+  const Branch& b = impl_->current();
+  c = b.engine->counters();
   c.add("best_source", best_source());
   c.add("proven", proven() && has_best());
-  impl_->set_ticks(&c, "makespan", has_best() ? best_ticks() : -1);
-  impl_->set_ticks(&c, "lower_bound", lower_bound_ticks());
-  c.add("placement", placement_name(impl_->expansion.placement));
-  if (impl_->merged) {
+  impl_->set_ticks(&c, "makespan", b, has_best() ? best_ticks() : -1);
+  impl_->set_ticks(&c, "lower_bound", b, lower_bound_ticks());
+  c.add("placement", placement_name(b.expansion.placement));
+  if (impl_->branches.size() > 1) {
+    // Every placement searched: its best, its own bound, whether it still runs.
+    Counters list;
+    for (const auto& other : impl_->branches) {
+      Counters row;
+      impl_->set_ticks(&row, "makespan", *other, other->best_ticks());
+      impl_->set_ticks(&row, "lower_bound", *other, other->engine->lower_bound());
+      row.add("active", !other->retired && !other->engine->finished());
+      std::string name = placement_name(other->expansion.placement);
+      if (other->expansion.placement == PlacementKind::kInterleaved) {
+        name += " " + std::to_string(other->expansion.chunks);
+      }
+      list.add(name, std::move(row));
+    }
+    c.add("placements", std::move(list));
+  }
+  if (b.merged) {
     Counters merged;
-    merged.add("ops", impl_->merged->graph.num_ops());
-    impl_->set_ticks(&merged, "best", impl_->coarse_best);
-    merged.add("offers", impl_->coarse_offers);
-    merged.add("active", impl_->coarse != nullptr);
+    merged.add("ops", b.merged->graph.num_ops());
+    impl_->set_ticks(&merged, "best", b, b.coarse_best);
+    merged.add("offers", b.coarse_offers);
+    merged.add("active", b.coarse != nullptr);
     c.add("merged", std::move(merged));
   }
   c.add("warm_start", impl_->warm);
@@ -314,30 +425,43 @@ Progress progress_of(const Planner& planner, double elapsed_s) {
   return with_gap(p);
 }
 
+// The MIP works on the primary branch (the same for every fresh planner of
+// a problem, so a model, its start and its solution agree).
 MipModel Planner::emit_lp() const {
-  if (!impl_->engine) return MipModel();
-  const MipUnits units{1.0 / static_cast<double>(impl_->expansion.time_scale),
-                       1.0 / static_cast<double>(impl_->expansion.mem_scale)};
-  const bool symmetry = impl_->symmetry;
-  return pipeline::emit_lp(impl_->engine->graph(), units, impl_->engine->best(), symmetry);
+  if (impl_->branches.empty()) return MipModel();
+  const Branch& b = *impl_->branches.front();
+  const MipUnits units{1.0 / static_cast<double>(b.expansion.time_scale),
+                       1.0 / static_cast<double>(b.expansion.mem_scale)};
+  return pipeline::emit_lp(b.engine->graph(), units, b.engine->best(), impl_->symmetry);
 }
 
 Result<std::map<std::string, double>> Planner::mip_start(const Timeline& timeline) const {
-  if (!impl_->engine) return impl_->status;
-  Result<PlanSchedule> s = plan_schedule_of(impl_->expansion, impl_->engine->graph(), timeline);
-  if (!s.is_ok()) return s.status();
-  const MipUnits units{1.0 / static_cast<double>(impl_->expansion.time_scale),
-                       1.0 / static_cast<double>(impl_->expansion.mem_scale)};
-  return pipeline::mip_start(impl_->engine->graph(), units, s.value(), impl_->symmetry);
+  if (impl_->branches.empty()) return impl_->status;
+  const Branch& b = *impl_->branches.front();
+  // The MIP has no overlapped pairs: its start runs a pair's ops in sequence.
+  Result<PlanSchedule> s = plan_schedule_of(b.expansion, b.engine->graph(), timeline, false);
+  if (!s.is_ok()) {
+    return Status(StatusCode::kInvalidInput,
+                  std::string("the MIP is on the ") + placement_name(b.expansion.placement) +
+                      " placement and the schedule does not run on it: " + s.status().message());
+  }
+  const MipUnits units{1.0 / static_cast<double>(b.expansion.time_scale),
+                       1.0 / static_cast<double>(b.expansion.mem_scale)};
+  return pipeline::mip_start(b.engine->graph(), units, s.value(), impl_->symmetry);
 }
 
 Result<Timeline> Planner::schedule_from_mip(const std::map<std::string, double>& columns) const {
-  if (!impl_->engine) return impl_->status;
-  const MipUnits units{1.0 / static_cast<double>(impl_->expansion.time_scale),
-                       1.0 / static_cast<double>(impl_->expansion.mem_scale)};
-  Result<PlanSchedule> s = pipeline::schedule_from_mip(impl_->engine->graph(), units, columns);
+  if (impl_->branches.empty()) return impl_->status;
+  const Branch& b = *impl_->branches.front();
+  const MipUnits units{1.0 / static_cast<double>(b.expansion.time_scale),
+                       1.0 / static_cast<double>(b.expansion.mem_scale)};
+  Result<PlanSchedule> s = pipeline::schedule_from_mip(b.engine->graph(), units, columns);
   if (!s.is_ok()) return s.status();
-  return timeline_of(impl_->expansion, s.value());
+  return timeline_of(b.expansion, b.engine->graph(), s.value());
+}
+
+const Expansion& Planner::mip_expansion() const {
+  return impl_->branches.empty() ? impl_->no_expansion : impl_->branches.front()->expansion;
 }
 
 PlanResult plan(const Problem& problem, const PlannerOptions& options, double time_budget_s,

@@ -16,24 +16,26 @@
 //
 // What is solved: the expansion of the problem under its placement (the
 // problem's own, else options' placement; when both are open, for stages,
-// among the placements of the published schedules that fit the caps the
-// one with the least lower bound, e.g. DualPipe's two copies; else linear
-// for stages and free for operators; expansion() tells): every F, B and W of every micro-batch is
+// every placement of a published schedule that fits the caps, searched side
+// by side from the one with the least lower bound, e.g. DualPipe's two
+// copies, so the planner never ends worse than a published schedule that
+// fits; else linear for stages and free for operators; expansion() tells
+// where best() runs, and lower_bound() is the least over the placements
+// searched): every F, B and W of every micro-batch is
 // an operation on the device of its unit (for free placements the planner also chooses the device
 // of each unit), with the arcs and communication delays of model.h, one operation at a time per
 // device, and memory (activations + parameters) within each device's cap at all times. The
 // objective is the makespan, which also minimises the global bubble (devices x makespan - work). B
-// and W are separate operations, so the planner is free to delay W (zero-bubble style). It does not
-// use overlapped F&B pairs: a pair runs F, B and W in the F&B time, so it can only help when F&B <
-// F + B + W; when F&B >= F + B + W (as in DualPipe's example) running the three in sequence is
-// never worse, and the planner's optimum is the optimum with pairs too.
+// and W are separate operations, so the planner is free to delay W (zero-bubble style). Where the
+// problem gives F&B times that beat F + B + W, the planner may also run an F with the full backward
+// (B and its W) of another micro-batch on the same device as one overlapped pair (DualPipe's
+// block), for any placement; its bounds count pairs only where they can form and gain.
 //
 // Inside (one technique per file, under plan/): problem (model <-> the planner's
-// flat view in ticks), bound (lower bounds), search (the
-// chronological branch and bound, symmetry, dominance, dives), lns
-// (large neighbourhood search), engine (the anytime portfolio), heft
-// (list scheduling for free placements), merge (the bi-level coarsening),
-// mip (the job-shop MIP as CPLEX-LP text, and back).
+// flat view in ticks), graph (that view, pairs, timing of orders), bound (lower bounds), search
+// (the chronological branch and bound, symmetry, dominance, dives), lns (large neighbourhood
+// search), engine (the anytime portfolio), heft (list scheduling for free placements), merge (the
+// bi-level coarsening), mip (the job-shop MIP as CPLEX-LP text, and back).
 //
 // Contract:
 // - best() is empty or a timeline that check() (check.h) accepts: every
@@ -122,12 +124,15 @@ class Planner {
   // (bi-level) and "warm_start" ({schedule: makespan}).
   Counters counters() const;
 
-  // MIP mode (mip.h) over expansion(): the LP text, with the incumbent's
-  // makespan as horizon when there is one; the column values of a timeline
-  // (a MIP start); and the timeline of a solver's column values.
+  // MIP mode (mip.h) over mip_expansion() (the placement with the least
+  // lower bound, the same for every planner of the problem and options):
+  // the LP text, with the incumbent's makespan as horizon when there is one;
+  // the column values of a timeline over mip_expansion() (a MIP start); and
+  // the timeline of a solver's column values.
   MipModel emit_lp() const;
   Result<std::map<std::string, double>> mip_start(const Timeline& timeline) const;
   Result<Timeline> schedule_from_mip(const std::map<std::string, double>& columns) const;
+  const Expansion& mip_expansion() const;
 
  private:
   struct Impl;

@@ -6,15 +6,21 @@ Prints tables; never passes or fails on time. Sections (run all by default):
            planner's time to its proof against CBC given --mip-limit seconds
            on the emitted MIP (issue 18's optimality bar)
   dag      random operator DAGs of 50-300 operations on 4-8 devices with
-           free placement: HEFT, the planner and CBC at equal time
+           free placement, then small ones (12-36 operations on 2-3 devices):
+           HEFT, the planner (gap to its bound), CBC and HiGHS at equal time
   dualpipe DualPipe's example (8 ranks, 20 micro-batches, F = B = W = 1,
            F&B = 3) on DualPipe's placement under its peak memory (cap 9)
   mipsize  where the MIP stops being useful: CBC and HiGHS (node, npm highs)
            on growing uniform problems, time to first solution and to proof
+  pairs    issue 24's bar on DualPipe's example (cap PP+1 = 9): for F&B in
+           {2, 2.5, 3} and comm in {0, 0.25, 0.5}, the planner's bubble
+           against half of DualPipe's (both over DualPipe's own busy time per
+           device), else a bound that rules half out and a schedule better
+           than every published one; --pairs-limit seconds per cell
 
 Usage: tests/bench/pipeline_bench.py [--cli build/native/shardlab]
        [--sections equal,dag,dualpipe,mipsize] [--quick] [--mip-limit 60]
-       [--dag-limit 10] [--dag-count 12]
+       [--dag-limit 10] [--dag-count 12] [--dag-small 6] [--pairs-limit 20]
 """
 import argparse
 import json
@@ -202,7 +208,7 @@ def random_dag(seed, ops, devices, microbatches=2):
         if r < 0.15:
             op['devices'] = [rng.randrange(devices)]
         elif r < 0.4:
-            op['devices'] = sorted(rng.sample(range(devices), rng.randint(2, 3)))
+            op['devices'] = sorted(rng.sample(range(devices), min(devices, rng.randint(2, 3))))
         operators.append(op)
     edges = []
     for i in range(1, n):
@@ -216,31 +222,52 @@ def random_dag(seed, ops, devices, microbatches=2):
 
 def section_dag(b):
     limit = b.opts.dag_limit
-    print(f'\n## dag: random operator DAGs, free placement, {limit} s each for the planner and CBC\n')
+    print(f'\n## dag: random operator DAGs, free placement, {limit:g} s each for the planner, '
+          f'CBC and HiGHS\n')
     rows = []
-    beat_heft = beat_cbc = 0
+    gaps = []
+    beat_heft = beat_mip = proven = 0
     count = b.opts.dag_count
-    for k in range(count):
-        ops = 50 + (250 * k) // max(1, count - 1)
-        devices = 4 + k % 5
-        problem = random_dag(1000 + k, ops, devices)
+    # The issue's sizes (50 to 300 ops on 4 to 8 devices), then small ones
+    # (12 to 36 ops on 2 or 3 devices) where proofs are in reach.
+    sizes = [(50 + (250 * k) // max(1, count - 1), 4 + k % 5, 1000 + k) for k in range(count)]
+    sizes += [(12 + 6 * k, 2 + k % 2, 2000 + k) for k in range(b.opts.dag_small)]
+    for k, (ops, devices, seed) in enumerate(sizes):
+        problem = random_dag(seed, ops, devices)
         path = b.write_problem(f'dag_{k}', problem)
         h = b.plan([path], limit, ['--heft-only', '1'])
         r = b.plan([path], limit)
         lp, size = b.emit_lp([path], f'dag_{k}')
         c = b.solve_cbc(lp, limit)
+        hi = b.solve_highs(lp, limit)
         n_ops = 3 * len(problem['operators']) * problem['microbatches']
         heft = h.get('makespan') if h.get('valid') else None
         if heft is not None and r['makespan'] < heft:
             beat_heft += 1
-        if c.get('objective') is None or r['makespan'] < c['objective'] - 1e-9:
-            beat_cbc += 1
-        rows.append([k, n_ops, devices, fmt(heft), fmt(r['makespan']), fmt(r.get('bound')),
-                     fmt(c.get('objective')), c['status'], size.get('binaries', '-')])
-    table(['#', 'ops', 'devices', 'HEFT', 'planner', 'planner bound', 'CBC', 'CBC status',
-           'MIP binaries'], rows)
-    print(f'\nplanner below HEFT on {beat_heft}/{count}; below CBC (or CBC without a '
-          f'schedule) on {beat_cbc}/{count}')
+        mips = [v for v in (c.get('objective'), hi.get('objective')) if v is not None]
+        if not mips or r['makespan'] <= min(mips) + 1e-9:
+            beat_mip += 1
+        gap = (r['makespan'] - r['bound']) / r['makespan'] if r.get('bound') is not None else None
+        if seed < 2000 and gap is not None:
+            gaps.append(gap)
+        proven += bool(r.get('optimal'))
+        print(f'# seed {seed}: {n_ops} ops, {devices} devices: planner {r["makespan"]} bound '
+              f'{r.get("bound")}, CBC {c.get("objective")}, HiGHS {hi.get("objective")}',
+              file=sys.stderr, flush=True)
+        rows.append([seed, n_ops, devices, fmt(heft), fmt(r['makespan'], 5),
+                     fmt(r.get('bound'), 5), f'{100 * gap:.1f}%' if gap is not None else '-',
+                     'yes' if r.get('optimal') else 'no', fmt(c.get('objective'), 5), c['status'],
+                     fmt(hi.get('objective'), 5), hi.get('status', '-'),
+                     size.get('binaries', '-')])
+    table(['seed', 'ops', 'devices', 'HEFT', 'planner', 'planner bound', 'gap', 'proven', 'CBC',
+           'CBC status', 'HiGHS', 'HiGHS status', 'MIP binaries'], rows)
+    gaps.sort()
+    if gaps:
+        median = gaps[len(gaps) // 2] if len(gaps) % 2 else (gaps[len(gaps) // 2 - 1] +
+                                                               gaps[len(gaps) // 2]) / 2
+        print(f'\n50-300 ops: median gap {100 * median:.1f}%, max {100 * gaps[-1]:.1f}%')
+    print(f'planner below HEFT on {beat_heft}/{len(rows)}; at or below CBC and HiGHS (or they '
+          f'without a schedule) on {beat_mip}/{len(rows)}; proven optimal on {proven}')
 
 
 def section_dualpipe(b):
@@ -263,6 +290,57 @@ def section_dualpipe(b):
                          fmt(r.get('seconds') or r.get('wall'))])
     table(['keep', 'cap', 'DualPipe makespan', 'DualPipe idle/device', 'DualPipe fits',
            'planner', 'planner idle/device', 'bound', 'proven', 'seconds'], rows)
+
+
+PUBLISHED = ['GPipe', '1F1B', 'Interleaved1F1B', 'ZB-H1', 'ZB-H2', 'ZBV', 'DualPipe',
+             'DualPipeV', 'Chimera']
+
+
+def section_pairs(b):
+    limit = b.opts.pairs_limit
+    print(f"\n## pairs: DualPipe's example (8 ranks, 20 micro-batches, F = B = W = 1, cap 9), "
+          f"{limit:g} s per cell\n")
+    print('A bubble is makespan minus DualPipe\'s busy time on a device (largest over devices); '
+          'half is reached when the planner\'s makespan is at most (DualPipe + least busy) / 2. '
+          'Published: the best valid one of ' + ', '.join(PUBLISHED) + '.\n')
+    example = os.path.join(ROOT, 'examples/pipeline/dualpipe_example.json')
+    rows = []
+    met = 0
+    for fb in ('2', '2.5', '3'):
+        for comm in ('0', '0.25', '0.5'):
+            args = [example, '--FB', fb, '--comm', comm]
+            published = {}
+            dp = None
+            for name in PUBLISHED:
+                proc, _ = run([b.cli, 'pipeline', *args, '--schedule', name, '--json'])
+                if proc.returncode not in (0, 3) or not proc.stdout:
+                    continue  # not applicable to this problem
+                out = json.loads(proc.stdout)
+                if name == 'DualPipe':
+                    dp = out
+                if out['valid']:
+                    published[name] = out['makespan']
+            best_name = min(published, key=published.get)
+            best = published[best_name]
+            least_busy = min(dp['busy'])
+            dp_bubble = dp['makespan'] - least_busy
+            half = (dp['makespan'] + least_busy) / 2
+            r = b.plan(args, limit)
+            ms, bound = r.get('makespan'), r.get('bound')
+            halved = ms is not None and ms <= half + 1e-9
+            rules_out = bound is not None and bound > half + 1e-9
+            better = ms is not None and ms < best - 1e-9
+            ok = halved or (rules_out and better)
+            met += ok
+            rows.append([fb, comm, fmt(dp['makespan'], 6), fmt(dp_bubble, 6), f'{fmt(best, 6)} ({best_name})',
+                         fmt(half, 6), fmt(ms, 6), fmt(ms - least_busy if ms is not None else None, 6),
+                         fmt(bound, 6), 'yes' if r.get('optimal') else 'no',
+                         'yes' if halved else 'no', 'yes' if rules_out else 'no',
+                         'yes' if better else 'no', 'met' if ok else 'NOT MET'])
+    table(['F&B', 'comm', 'DualPipe', 'DualPipe bubble', 'best published', 'half at',
+           'planner', 'planner bubble', 'bound', 'optimal', 'halved', 'bound rules half out',
+           'better than all published', 'bar'], rows)
+    print(f'\nbar met on {met}/{len(rows)} cells')
 
 
 def section_mipsize(b):
@@ -296,13 +374,15 @@ def main():
     ap.add_argument('--mip-limit', type=float, default=60)
     ap.add_argument('--dag-limit', type=float, default=10)
     ap.add_argument('--dag-count', type=int, default=12)
+    ap.add_argument('--dag-small', type=int, default=6, help='small DAGs after the large ones')
+    ap.add_argument('--pairs-limit', type=float, default=20)
     opts = ap.parse_args()
     b = Bench(opts)
     print(f'# pipeline planner benchmark ({time.strftime("%Y-%m-%d %H:%M")}, '
           f'{os.cpu_count()} cores, CLI {opts.cli})')
     for name in opts.sections.split(','):
         {'equal': section_equal, 'dag': section_dag, 'dualpipe': section_dualpipe,
-         'mipsize': section_mipsize}[name](b)
+         'mipsize': section_mipsize, 'pairs': section_pairs}[name](b)
     shutil.rmtree(b.tmp, ignore_errors=True)
 
 

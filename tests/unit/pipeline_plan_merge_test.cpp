@@ -75,7 +75,7 @@ TEST_CASE("pipeline plan merge: merged schedules expand to valid schedules of th
       INFO("seed " << seed << " target " << target);
       CHECK(check_plan(g.value(), fine) == "");
       CHECK(fine.makespan == coarse.makespan);
-      const CheckReport report = check_schedule(e.value(), timeline_of(e.value(), fine));
+      const CheckReport report = check_schedule(e.value(), timeline_of(e.value(), g.value(), fine));
       CHECK(report.valid);
     }
   }

@@ -19,6 +19,7 @@
 #include "core/pipeline/problem_json.h"
 #include "core/pipeline/simulate.h"
 #include "core/rng.h"
+#include "tests/unit/helpers.h"
 
 namespace shardlab::pipeline {
 namespace {
@@ -41,6 +42,7 @@ Problem random_problem(Rng* rng, int32_t* max_ops) {
   Problem problem;
   const bool operators = rng->below(2) == 1;
   if (!operators) {
+    const bool with_pairs = rng->below(2) == 1;
     problem.devices = 2 + static_cast<int32_t>(rng->below(2));
     problem.microbatches = 2 + static_cast<int32_t>(rng->below(2));
     problem.uniform = false;
@@ -51,9 +53,10 @@ Problem random_problem(Rng* rng, int32_t* max_ops) {
       st.w = rng->below(3);
       st.act = 1 + rng->below(2);
       st.keep = rng->below(2) ? st.act : 0;
-      // No overlapped pair may save time (the brute force does not pair):
-      // a pair takes the larger F&B time of its two stages.
-      st.fb = 20;
+      // Half the problems give F&B times that make overlapped pairs gain
+      // (a pair takes the larger F&B time of its two stages); the others
+      // give none, and a pair would take F + B + W.
+      if (with_pairs) st.fb = std::max(st.f, st.b + st.w) + rng->below(2);
       problem.stages.push_back(st);
     }
     problem.comm = rng->below(2);
@@ -87,10 +90,12 @@ Problem random_problem(Rng* rng, int32_t* max_ops) {
 }
 
 // The optimum by brute force, independent of the planner: every placement
-// of the units and every topological order of the ops gives device orders;
-// P1's simulator times them and its metrics give the memory peaks. Every
-// semi-active schedule arises this way, so the least makespan is optimal.
-// Returns -1 when no order fits the caps.
+// of the units and every sequence of slots (an op alone, or an F with a B
+// of the same device and that B's W as an overlapped pair, once all their
+// other inputs are in the sequence) gives device orders; P1's simulator
+// times them and its metrics give the memory peaks. Every semi-active
+// schedule arises this way, so the least makespan is optimal. Returns -1
+// when no order fits the caps.
 int64_t brute_force(const Expansion& e) {
   const int32_t n = e.num_ops();
   int64_t best = -1;
@@ -103,15 +108,25 @@ int64_t brute_force(const Expansion& e) {
       }
       return;
     }
-    std::vector<int32_t> waiting(n), order;
+    std::vector<int32_t> waiting(n);
+    std::vector<Slot> order;
     for (int32_t i = 0; i < n; ++i) waiting[i] = e.pred_begin[i + 1] - e.pred_begin[i];
     std::vector<char> used(n, 0);
+    int32_t placed = 0;
+    auto take = [&](int32_t i, int32_t sign) {
+      used[i] = sign > 0;
+      placed += sign;
+      for (int32_t k = e.succ_begin[i]; k < e.succ_begin[i + 1]; ++k) {
+        waiting[e.arcs[e.succ_arcs[k]].to] -= sign;
+      }
+    };
     std::function<void()> extend = [&]() {
-      if (static_cast<int32_t>(order.size()) == n) {
+      if (placed == n) {
         Order o;
         o.unit_device = unit_device;
         o.device_slots.assign(e.devices, {});
-        for (int32_t i : order) o.device_slots[unit_device[e.ops[i].unit]].push_back({i});
+        for (const Slot& slot : order)
+          o.device_slots[unit_device[e.ops[slot.op].unit]].push_back(slot);
         Result<Timeline> t = simulate(e, o);
         REQUIRE(t.is_ok());
         const Metrics m = measure(e, t.value());
@@ -126,17 +141,28 @@ int64_t brute_force(const Expansion& e) {
       }
       for (int32_t i = 0; i < n; ++i) {
         if (used[i] || waiting[i] != 0) continue;
-        used[i] = 1;
-        order.push_back(i);
-        for (int32_t k = e.succ_begin[i]; k < e.succ_begin[i + 1]; ++k) {
-          --waiting[e.arcs[e.succ_arcs[k]].to];
-        }
+        order.push_back({i});
+        take(i, 1);
         extend();
-        for (int32_t k = e.succ_begin[i]; k < e.succ_begin[i + 1]; ++k) {
-          ++waiting[e.arcs[e.succ_arcs[k]].to];
-        }
+        take(i, -1);
         order.pop_back();
-        used[i] = 0;
+        // Pairs of this F with every ready B on its device.
+        if (e.ops[i].kind != OpKind::kF) continue;
+        for (int32_t b = 0; b < n; ++b) {
+          if (used[b] || waiting[b] != 0 || e.ops[b].kind != OpKind::kB) continue;
+          if (unit_device[e.ops[b].unit] != unit_device[e.ops[i].unit]) continue;
+          const int32_t w = e.op_of(e.ops[b].microbatch, e.ops[b].unit, OpKind::kW);
+          if (e.pred_begin[w + 1] - e.pred_begin[w] != 1) continue;
+          order.push_back({i, b, SlotKind::kPair});
+          take(i, 1);
+          take(b, 1);
+          take(w, 1);
+          extend();
+          take(w, -1);
+          take(b, -1);
+          take(i, -1);
+          order.pop_back();
+        }
       }
     };
     extend();
@@ -217,17 +243,10 @@ TEST_CASE("pipeline plan: optimum and bounds match brute force on tiny random pr
     const int64_t optimum = brute_force(e.value());
     Result<PlanGraph> graph = plan_graph_of(e.value());
     REQUIRE(graph.is_ok());
-    if (optimum >= 0) CHECK(root_bound(graph.value()) <= optimum);
-    // Operators of different sizes on one device may gain from overlapped
-    // pairs (a pair takes the larger F&B time of its two units); the brute
-    // force does not pair, so there only the bound is compared.
-    if (pair_relaxation(e.value(), graph.value())) {
-      const Run run = run_planner(problem, PlannerOptions(), 20000, 50);
-      CHECK(run.bound <= optimum);
-      CHECK(run.makespan >= run.bound);
-      ++paired;
-      continue;
-    }
+    if (optimum >= 0)
+      CHECK_MESSAGE(root_bound(graph.value()) <= optimum,
+                    problem_json(problem, -1) << " path " << path_bound(graph.value()));
+    paired += graph.value().any_pairs;
     for (int32_t variant = 0; variant < 3; ++variant) {
       PlannerOptions options;
       options.symmetry = variant != 1;
@@ -247,6 +266,7 @@ TEST_CASE("pipeline plan: optimum and bounds match brute force on tiny random pr
     infeasible += optimum < 0;
   }
   CHECK(checked >= 35);
+  CHECK(paired >= 10);
   CHECK(paired < checked);
   CHECK(infeasible < checked);
 }
@@ -321,6 +341,130 @@ TEST_CASE(
     // The bound holds for pairs: no pairless schedule is needed to reach it.
     CHECK(run.bound < dp);
   }
+}
+
+TEST_CASE("pipeline plan: pairs only where the problem gives F&B times") {
+  // Uneven stages without F&B times: a pair would take F + B + W, so no op
+  // may pair and every device's load counts in full. Under the
+  // bidirectional placement device 0 runs stage 0 of copy 0 and stage 3 of
+  // copy 1, 4 micro-batches each: 4 (1.5 + 1.5 + 1) + 4 (1.25 + 2 + 1) = 33.
+  const std::string path = test::source_path("examples/pipeline/uneven_stages.json");
+  Result<Problem> problem = read_problem_json(path, test::read_bytes(path));
+  REQUIRE(problem.is_ok());
+  Placement bidirectional;
+  bidirectional.kind = PlacementKind::kBidirectional;
+  Result<Expansion> e = expand(problem.value(), bidirectional);
+  REQUIRE(e.is_ok());
+  Result<PlanGraph> g = plan_graph_of(e.value());
+  REQUIRE(g.is_ok());
+  CHECK_FALSE(g.value().any_pairs);
+  CHECK(root_bound(g.value()) >= 33 * e.value().time_scale);
+  // With F&B times that gain, the same ops pair and the bound may drop.
+  Problem with_fb = problem.value();
+  for (StageSpec& st : with_fb.stages) st.fb = st.f + st.b + st.w - 0.5;
+  Result<Expansion> ef = expand(with_fb, bidirectional);
+  REQUIRE(ef.is_ok());
+  Result<PlanGraph> gf = plan_graph_of(ef.value());
+  REQUIRE(gf.is_ok());
+  CHECK(gf.value().any_pairs);
+  CHECK(root_bound(gf.value()) < root_bound(g.value()));
+}
+
+TEST_CASE("pipeline plan: DualPipe's example with F&B 2 has no pair before the ramp") {
+  // 8 ranks, 20 micro-batches, F = B = W = 1, F&B = 2, cap 9. A pair
+  // saves a whole F, but on rank 3 no B can start before 11 (rank 3's
+  // first F at 3, three more stages forward and four backward), so rank 3
+  // ends no earlier than 11 + 20 (B) + 20 (W) = 51. DualPipe takes 52.
+  Problem problem = uniform_stages(8, 20, 1, 1, 1, 9);
+  problem.stages[0].fb = 2;
+  problem.placement.kind = PlacementKind::kBidirectional;
+  Result<Expansion> e = expand(problem, Placement());
+  REQUIRE(e.is_ok());
+  Result<PlanGraph> g = plan_graph_of(e.value());
+  REQUIRE(g.is_ok());
+  CHECK(root_bound(g.value()) == 51);
+  Result<Generated> dualpipe = generate(problem, "DualPipe");
+  REQUIRE(dualpipe.is_ok());
+  Result<Timeline> t = simulate(dualpipe.value().expansion, dualpipe.value().order);
+  REQUIRE(t.is_ok());
+  CHECK(measure(e.value(), t.value()).makespan == 52);
+  // The planner keeps DualPipe's pairs as pairs and its schedule as valid.
+  Result<PlanSchedule> s = plan_schedule_of(e.value(), g.value(), t.value());
+  REQUIRE(s.is_ok());
+  CHECK(s.value().makespan == 52);
+  CHECK(check_plan(g.value(), s.value()) == "");
+  CHECK(std::count_if(s.value().partner.begin(), s.value().partner.end(),
+                      [](int32_t x) { return x >= 0; }) > 0);
+  const Timeline back = timeline_of(e.value(), g.value(), s.value());
+  CHECK(check_schedule(e.value(), back).valid);
+  CHECK(measure(e.value(), back).makespan == 52);
+}
+
+TEST_CASE("pipeline plan: the path bound weighs delays against sharing a device") {
+  // Two free operators a -> b (F = B = 2, W = 0), 2 micro-batches, 2
+  // devices. Apart, each micro-batch pays the delay twice (forward and
+  // backward); together, one device runs all 16. The one-machine bounds see
+  // only a path of 8 (delays vanish when the two may share a device) or a
+  // load of 8 per device; the path bound sees min(16, 8 + 2 x delay + 4).
+  for (auto [delay, expected] : {std::pair{10.0, 16.0}, {1.0, 14.0}}) {
+    Problem problem;
+    problem.form = Form::kOperators;
+    problem.devices = 2;
+    problem.microbatches = 2;
+    for (const char* name : {"a", "b"}) {
+      OperatorSpec op;
+      op.name = name;
+      op.f = op.b = 2;
+      op.w = 0;
+      problem.operators.push_back(op);
+    }
+    problem.edges.push_back({0, 1, delay});
+    Result<Expansion> e = expand(problem, Placement());
+    REQUIRE(e.is_ok());
+    Result<PlanGraph> g = plan_graph_of(e.value());
+    REQUIRE(g.is_ok());
+    INFO("delay " << delay);
+    CHECK(path_bound(g.value()) == static_cast<int64_t>(expected) * e.value().time_scale);
+    const int64_t optimum = brute_force(e.value());
+    CHECK(root_bound(g.value()) <= optimum);
+    const Run run = run_planner(problem, PlannerOptions(), 100000);
+    CHECK(run.finished);
+    CHECK(run.makespan == optimum);
+  }
+}
+
+TEST_CASE("pipeline plan: the window bound counts late work over the devices that may run it") {
+  // A free operator r (F = B = 4) feeds three free operators x, y, z (F = B
+  // = 2), no delays, one micro-batch, 2 devices. The longest path is 12
+  // (F r, F x, B x, B r) and the load 20 / 2 = 10; but the three F and
+  // three B of x, y, z all start at 4 or later and end 4 or more before the
+  // end (B r follows them), so 2 (C - 4 - 4) >= 12 and C >= 14. The
+  // optimum is 16: an operator's F and B share a device, so one device
+  // runs two of x, y, z (8 from 4 on), then B r.
+  Problem problem;
+  problem.form = Form::kOperators;
+  problem.devices = 2;
+  problem.microbatches = 1;
+  for (const char* name : {"r", "x", "y", "z"}) {
+    OperatorSpec op;
+    op.name = name;
+    op.f = op.b = name[0] == 'r' ? 4 : 2;
+    op.w = 0;
+    problem.operators.push_back(op);
+  }
+  for (int32_t to = 1; to <= 3; ++to) problem.edges.push_back({0, to, 0.0});
+  Result<Expansion> e = expand(problem, Placement());
+  REQUIRE(e.is_ok());
+  Result<PlanGraph> g = plan_graph_of(e.value());
+  REQUIRE(g.is_ok());
+  const int64_t scale = e.value().time_scale;
+  CHECK(window_bound(g.value()) == 16 * scale);
+  CHECK(path_bound(g.value()) == 12 * scale);
+  CHECK(root_bound(g.value()) == 16 * scale);
+  CHECK(brute_force(e.value()) == 16 * scale);
+  const Run run = run_planner(problem, PlannerOptions(), 100000);
+  CHECK(run.finished);
+  CHECK(run.makespan == 16 * scale);
 }
 
 TEST_CASE("pipeline plan: the same seed and work give the same schedule") {

@@ -1,9 +1,10 @@
 // Lower bounds on the makespan of a PlanGraph, at the root and at a partial
 // schedule of the planner's search: one-machine relaxations per device with
 // heads (critical paths through communication delays) and tails, the
-// memory look-ahead on capped devices, and the load of flexible groups
-// spread over the devices that may host them. Every bound here is a
-// relaxation, so it never exceeds the optimum.
+// memory look-ahead on capped devices, the ramp before a device's first
+// possible overlapped pair, and the load of flexible groups spread over the
+// devices that may host them. Every bound here is a relaxation, so it never
+// exceeds the optimum, with or without pairs.
 #pragma once
 
 #include <cstdint>
@@ -31,7 +32,8 @@ int64_t preemptive_bound(std::vector<MachineJob>* jobs, int64_t available,
 
 // What the search knows at a node; arrays indexed by op or device.
 struct PartialState {
-  const std::vector<int64_t>* start = nullptr;         // kUnset when not started
+  const std::vector<int64_t>* start = nullptr;  // kUnset when not started
+  const std::vector<int64_t>* end = nullptr;    // of started ops (a pair's end for its members)
   const std::vector<int32_t>* group_device = nullptr;  // -1 when not placed
   const std::vector<int64_t>* free_at = nullptr;       // per device
   const std::vector<int64_t>* mem_level = nullptr;     // per device
@@ -46,10 +48,25 @@ struct BoundScratch {
   std::vector<std::pair<int64_t, int64_t>> frees, heap;
   std::vector<MachineJob> raises;
   std::vector<int64_t> nets, durations;
+  std::vector<std::pair<int64_t, int64_t>> items;  // the pair ramp's (full length, load)
 };
 int64_t partial_bound(const PlanGraph& graph, const PartialState& state, BoundScratch* scratch);
 
-// The root bound with nothing started.
+// The path bound of a regular graph (PlanGraph::regular, no pairs; 0
+// otherwise): along a longest path of one micro-batch, any placement splits
+// the path into segments of ops that share a device, and pays the delay of
+// every arc between segments; the device of a segment runs that segment's
+// ops of every micro-batch in turn. So the makespan is at least the path's
+// length plus the cut delays plus the largest segment's work of the other
+// micro-batches, minimised over segmentations by a dynamic program.
+int64_t path_bound(const PlanGraph& graph);
+
+// The window bound: for a set D of devices (the cluster or a group's
+// allowed set) and the ops confined to D with head >= a and tail >= b,
+// |D| (C - a - b) >= their load; the largest over D, a and b.
+int64_t window_bound(const PlanGraph& graph);
+
+// The root bound with nothing started (the largest of the above).
 int64_t root_bound(const PlanGraph& graph);
 
 }  // namespace shardlab::pipeline

@@ -15,6 +15,7 @@
 
 #include "core/pipeline/plan/bound.h"
 #include "core/pipeline/plan/lns.h"
+#include "core/pipeline/plan/place.h"
 #include "core/pipeline/plan/search.h"
 #include "core/rng.h"
 
@@ -22,13 +23,12 @@ namespace shardlab::pipeline {
 namespace {
 
 constexpr int32_t kRules = 3;
+constexpr int64_t kLnsNodes = 8;  // LNS nodes per unit of work
 
 }  // namespace
 
 struct PlanEngine::Impl {
   PlanGraph g;
-  std::unique_ptr<PlanGraph> relaxed;  // bounds only (see the constructor's contract)
-  bool prover_done = false;            // the relaxation's optimum is reached
   EngineConfig cfg;
   PlanSchedule best;
   std::string source;
@@ -47,19 +47,23 @@ struct PlanEngine::Impl {
   };
   Probe prover{true, "prover"};
   Probe improver{false, "search"};
-  std::unique_ptr<ScheduleSearch> diver;  // holds the dives' own state
+  std::unique_ptr<ScheduleSearch> diver;    // holds the dives' own state
+  std::unique_ptr<PlacementSearch> placer;  // free groups only
 
   double credit_prover = 0, credit_improver = 0, credit_dive = 0, credit_lns = 0;
   int64_t dead_dives = 0;
   int64_t nodes = 0, dives = 0, lns_moves = 0, lns_wins = 0, offers = 0, bound_raises = 0;
+  int64_t place_moves = 0, place_wins = 0;
   int64_t lns_size = 24;
 
-  Impl(PlanGraph graph, const EngineConfig& config, std::unique_ptr<PlanGraph> relaxation)
-      : g(std::move(graph)), relaxed(std::move(relaxation)), cfg(config), rng(config.seed) {
-    lb = root_bound(relaxed ? *relaxed : g);
+  Impl(PlanGraph graph, const EngineConfig& config)
+      : g(std::move(graph)), cfg(config), rng(config.seed) {
+    lb = root_bound(g);
     if (lb >= kNoCap) infeasible = true;
     SearchConfig sc = search_config(0, 0.0);
     diver = std::make_unique<ScheduleSearch>(g, sc);
+    placer = std::make_unique<PlacementSearch>(g);
+    if (!placer->useful()) placer.reset();
     // Deterministic dives with each rule give the first incumbents.
     for (int32_t rule = 0; cfg.initial_dives && rule < kRules; ++rule) dive(rule, 0.0);
   }
@@ -125,8 +129,7 @@ struct PlanEngine::Impl {
 
   bool run_probe(Probe& p, int64_t budget) {
     bool improved = false;
-    if (p.from_below && prover_done) return false;
-    const PlanGraph& graph = p.from_below && relaxed ? *relaxed : g;
+    const PlanGraph& graph = g;
     while (budget > 0 && !finished()) {
       const int64_t ub = best.empty() ? kNoCap : best.makespan;
       const bool stale = !p.search || p.target < lb || p.target >= ub;
@@ -159,16 +162,9 @@ struct PlanEngine::Impl {
       budget -= used;
       p.spent += used;
       nodes += used;
-      if (hit && p.from_below && relaxed) {
-        // The relaxation's optimum: the bound cannot rise any further.
-        prover_done = true;
-        return improved;
-      }
       if (hit) {
         improved |= take(found, p.name);
         if (p.target == lb) lb = std::max(lb, found.makespan);  // at the bound: optimal
-      } else if (p.search->exhausted() && !p.from_below && relaxed) {
-        p.budget = p.spent;  // proves nothing with pairs: restart nearer the incumbent
       } else if (p.search->exhausted()) {
         if (best.empty() && p.target >= kNoCap - 1) {
           infeasible = true;
@@ -199,7 +195,10 @@ struct PlanEngine::Impl {
       lns_size = std::max<int64_t>(8, lns_size * 3 / 4);
       return true;
     }
-    lns_size = std::min<int64_t>(std::max<int64_t>(8, g.num_ops()), lns_size + 2);
+    // Past about a hundred ops a move rarely completes within its budget:
+    // start small again.
+    lns_size += 2;
+    if (lns_size > std::min<int64_t>(96, std::max<int64_t>(8, g.num_ops()))) lns_size = 8;
     return false;
   }
 
@@ -223,23 +222,40 @@ struct PlanEngine::Impl {
       credit_improver -= b;
       improved |= run_probe(improver, b);
     }
+    // With free groups, every other dive's credit goes to a placement move
+    // (a few dives of pinned placements).
     const double dive_cost = std::max<int32_t>(1, g.num_ops());
     while (!finished() && credit_dive >= dive_cost) {
       credit_dive -= dive_cost;
+      if (placer && dives % 2 == 1) {
+        ++dives;
+        PlanSchedule found;
+        int64_t used = 0;
+        ++place_moves;
+        if (placer->step(best, &rng, &found, &used) && take(found, "placement")) {
+          improved = true;
+          ++place_wins;
+        }
+        nodes += used;
+        credit_dive -= std::max<double>(0, static_cast<double>(used) - dive_cost);
+        continue;
+      }
       improved |= dive(static_cast<int32_t>(dives % kRules), 0.3);
     }
-    const double lns_quantum = 200 + g.num_ops() / 8;
+    // A neighbourhood search needs a few nodes per op to reach a leaf, but
+    // its nodes are cheap (forced steps, the cheap bound): a move of
+    // kLnsNodes * quantum nodes is charged quantum.
+    const double lns_quantum = 25 + g.num_ops() / 4.0;
     while (!finished() && credit_lns >= lns_quantum) {
       credit_lns -= lns_quantum;
-      improved |= run_lns(static_cast<int64_t>(lns_quantum));
+      improved |= run_lns(static_cast<int64_t>(kLnsNodes * lns_quantum));
     }
     return improved;
   }
 };
 
-PlanEngine::PlanEngine(PlanGraph graph, const EngineConfig& config,
-                       std::unique_ptr<PlanGraph> relaxation)
-    : impl_(std::make_unique<Impl>(std::move(graph), config, std::move(relaxation))) {}
+PlanEngine::PlanEngine(PlanGraph graph, const EngineConfig& config)
+    : impl_(std::make_unique<Impl>(std::move(graph), config)) {}
 PlanEngine::~PlanEngine() = default;
 const PlanGraph& PlanEngine::graph() const { return impl_->g; }
 bool PlanEngine::step(int64_t work) { return impl_->step(work); }
@@ -258,7 +274,7 @@ const std::string& PlanEngine::best_source() const { return impl_->source; }
 Counters PlanEngine::counters() const {
   const Impl& m = *impl_;
   Counters c;
-  c.add("pair_relaxation", m.relaxed != nullptr);
+  c.add("pairs", m.g.any_pairs);
   c.add("phase", m.infeasible ? "infeasible" : m.finished() ? "optimal" : "searching");
   c.add("ops", m.g.num_ops());
   c.add("nodes", m.nodes);
@@ -271,6 +287,8 @@ Counters PlanEngine::counters() const {
   c.add("dead_end_dives", m.dead_dives);
   c.add("lns_moves", m.lns_moves);
   c.add("lns_improvements", m.lns_wins);
+  c.add("placement_moves", m.place_moves);
+  c.add("placement_improvements", m.place_wins);
   c.add("offers", m.offers);
   c.add("best_source", m.source);
   return c;

@@ -41,13 +41,7 @@ struct EngineConfig {
 
 class PlanEngine {
  public:
-  // `relaxation`, when given, is a graph whose optimum is no larger than the
-  // optimum of the problem the schedules solve but which `graph` cannot
-  // express (overlapped F&B pairs: see pair_relaxation in plan/problem.h).
-  // Bounds then come from it alone: the prover searches it, and the
-  // improver's exhausted probes (which only cover `graph`) prove nothing.
-  PlanEngine(PlanGraph graph, const EngineConfig& config,
-             std::unique_ptr<PlanGraph> relaxation = nullptr);
+  PlanEngine(PlanGraph graph, const EngineConfig& config);
   ~PlanEngine();
   PlanEngine(const PlanEngine&) = delete;
   PlanEngine& operator=(const PlanEngine&) = delete;

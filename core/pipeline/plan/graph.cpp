@@ -48,6 +48,44 @@ int64_t PlanGraph::min_delay(const PlanArc& arc) const {
   return share_device(groups[ga], groups[gb]) ? 0 : arc.delay;
 }
 
+int64_t PlanGraph::pair_length(int32_t f, int32_t b) const {
+  const int32_t n = num_ops();
+  if (f < 0 || f >= n || b < 0 || b >= n) return -1;
+  const PlanOp& of = ops[f];
+  const PlanOp& ob = ops[b];
+  if (of.kind != PlanKind::kForward || ob.kind != PlanKind::kBackward) return -1;
+  const int32_t w = ob.weight;
+  if (w < 0 || w >= n || w == f || pred_begin.empty()) return -1;
+  if (pred_begin[w + 1] - pred_begin[w] != 1 || arcs[pred_arc[pred_begin[w]]].from != b) return -1;
+  const PlanGroup& gf = groups[of.group];
+  const PlanGroup& gb = groups[ob.group];
+  if (gf.fb < 0 || gb.fb < 0) return -1;
+  if (of.group != ob.group && !share_device(gf, gb)) return -1;
+  const int64_t length = std::max(gf.fb, gb.fb);
+  return length < of.duration + ob.duration + ops[w].duration ? length : -1;
+}
+
+int64_t end_of(const PlanGraph& g, const PlanSchedule& s, int32_t i) {
+  if (!s.paired(i)) return s.start[i] + g.ops[i].duration;
+  int32_t f = -1, b = -1;
+  pair_members(g, s, i, &f, &b);
+  return s.start[i] + g.pair_length(f, b);
+}
+
+void pair_members(const PlanGraph& g, const PlanSchedule& s, int32_t i, int32_t* f, int32_t* b) {
+  switch (g.ops[i].kind) {
+    case PlanKind::kForward:
+      *f = i, *b = s.partner[i];
+      break;
+    case PlanKind::kBackward:
+      *f = s.partner[i], *b = i;
+      break;
+    default:
+      *f = s.partner[i], *b = s.partner[*f];
+      break;
+  }
+}
+
 std::vector<std::vector<int32_t>> PlanGraph::class_members() const {
   std::vector<std::vector<int32_t>> members(classes);
   for (int32_t i = 0; i < num_ops(); ++i) {
@@ -58,6 +96,95 @@ std::vector<std::vector<int32_t>> PlanGraph::class_members() const {
     m[op.sym_rank] = i;
   }
   return members;
+}
+
+// Which ops may pair, and the lengths the bounds may use (see graph.h and
+// the top of plan/bound.cpp). A pair of length P holding F f, B b and W w
+// is shared out as f' = min(f, P - b - w), b' = min(b, P - w - f'), w' =
+// min(w, P - f' - b') (each at least 0), which sum to at most P and each
+// start no earlier than the pair: a relaxation may run f', then b', then w'
+// inside the pair and every piece ends no later than the real op. load[] is
+// the least piece an op gets over its possible pairs (and alone, its
+// duration); min_len[] the least real length (an F or B in a pair lasts
+// P; a W's piece-based length is its load).
+void PlanGraph::derive_pairs() {
+  const int32_t n = num_ops();
+  any_pairs = false;
+  pairable.assign(n, 0);
+  min_len.resize(n);
+  load.resize(n);
+  for (int32_t i = 0; i < n; ++i) min_len[i] = load[i] = ops[i].duration;
+  // Per group: the longest F and the longest full backward of its ops that
+  // could pair, which give the least pieces over the group's partners.
+  const int32_t G = num_groups();
+  std::vector<int64_t> max_f(G, -1), max_bw(G, -1);
+  bool any_fb = false;
+  for (const PlanGroup& g : groups) any_fb |= g.fb >= 0;
+  if (!any_fb) return;
+  auto full_backward = [&](int32_t b) {
+    const int32_t w = ops[b].weight;
+    if (w < 0 || w >= n || pred_begin[w + 1] - pred_begin[w] != 1 ||
+        arcs[pred_arc[pred_begin[w]]].from != b) {
+      return int64_t{-1};
+    }
+    return ops[b].duration + ops[w].duration;
+  };
+  for (int32_t i = 0; i < n; ++i) {
+    const PlanOp& op = ops[i];
+    if (groups[op.group].fb < 0) continue;
+    if (op.kind == PlanKind::kForward) max_f[op.group] = std::max(max_f[op.group], op.duration);
+    if (op.kind == PlanKind::kBackward) {
+      max_bw[op.group] = std::max(max_bw[op.group], full_backward(i));
+    }
+  }
+  // Partner groups: F groups and B groups with F&B times on a common device.
+  std::vector<std::vector<int32_t>> partners(G);
+  for (int32_t x = 0; x < G; ++x) {
+    if (max_f[x] < 0) continue;
+    for (int32_t y = 0; y < G; ++y) {
+      if (max_bw[y] < 0 || (x != y && !share_device(groups[x], groups[y]))) continue;
+      partners[x].push_back(y);
+    }
+  }
+  for (int32_t i = 0; i < n; ++i) {
+    const PlanOp& op = ops[i];
+    if (op.kind == PlanKind::kForward && max_f[op.group] >= 0) {
+      for (int32_t y : partners[op.group]) {
+        const int64_t length = std::max(groups[op.group].fb, groups[y].fb);
+        if (length >= op.duration + max_bw[y]) continue;  // no gain with any B of y
+        pairable[i] = 1;
+        min_len[i] = std::min(min_len[i], length);
+        load[i] = std::min(load[i], std::max<int64_t>(0, length - max_bw[y]));
+      }
+    }
+  }
+  for (int32_t x = 0; x < G; ++x) {
+    for (int32_t y : partners[x]) {
+      const int64_t length = std::max(groups[x].fb, groups[y].fb);
+      for (int32_t k = group_ops_begin[y]; k < group_ops_begin[y + 1]; ++k) {
+        const int32_t b = group_ops[k];
+        const int64_t bw = ops[b].kind == PlanKind::kBackward ? full_backward(b) : -1;
+        if (bw < 0 || length >= max_f[x] + bw) continue;
+        const int32_t w = ops[b].weight;
+        pairable[b] = 1;
+        any_pairs = true;
+        // The largest F piece a partner of x can take leaves the least for b and w.
+        const int64_t f_piece = std::min(max_f[x], std::max<int64_t>(0, length - bw));
+        const int64_t b_piece =
+            std::min(ops[b].duration, std::max<int64_t>(0, length - ops[w].duration - f_piece));
+        const int64_t w_piece =
+            std::min(ops[w].duration, std::max<int64_t>(0, length - f_piece - b_piece));
+        min_len[b] = std::min(min_len[b], length);
+        load[b] = std::min(load[b], b_piece);
+        load[w] = std::min(load[w], w_piece);
+      }
+    }
+  }
+  // A W's length from its piece-based head (see graph.h).
+  for (int32_t b = 0; b < n; ++b) {
+    if (pairable[b] && ops[b].kind == PlanKind::kBackward)
+      min_len[ops[b].weight] = load[ops[b].weight];
+  }
 }
 
 Status PlanGraph::finalize() {
@@ -110,22 +237,6 @@ Status PlanGraph::finalize() {
   }
   if (static_cast<int32_t>(topo.size()) != n) return bad("the arcs contain a cycle");
 
-  head.assign(n, 0);
-  for (int32_t i : topo) {
-    for (int32_t k = succ_begin[i]; k < succ_begin[i + 1]; ++k) {
-      const PlanArc& a = arcs[succ_arc[k]];
-      head[a.to] = std::max(head[a.to], head[i] + ops[i].duration + min_delay(a));
-    }
-  }
-  tail.assign(n, 0);
-  for (int32_t at = n - 1; at >= 0; --at) {
-    const int32_t i = topo[at];
-    for (int32_t k = succ_begin[i]; k < succ_begin[i + 1]; ++k) {
-      const PlanArc& a = arcs[succ_arc[k]];
-      tail[i] = std::max(tail[i], min_delay(a) + ops[a.to].duration + tail[a.to]);
-    }
-  }
-
   group_ops_begin.assign(num_groups() + 1, 0);
   for (const PlanOp& op : ops) ++group_ops_begin[op.group + 1];
   for (int32_t g = 0; g < num_groups(); ++g) group_ops_begin[g + 1] += group_ops_begin[g];
@@ -133,6 +244,24 @@ Status PlanGraph::finalize() {
   {
     std::vector<int32_t> at(group_ops_begin.begin(), group_ops_begin.end() - 1);
     for (int32_t i = 0; i < n; ++i) group_ops[at[ops[i].group]++] = i;
+  }
+  derive_pairs();
+  head.assign(n, 0);
+  for (int32_t i : topo) {
+    for (int32_t k = succ_begin[i]; k < succ_begin[i + 1]; ++k) {
+      const PlanArc& a = arcs[succ_arc[k]];
+      const int64_t after = inner(a) ? load[i] : min_len[i] + min_delay(a);
+      head[a.to] = std::max(head[a.to], head[i] + after);
+    }
+  }
+  tail.assign(n, 0);
+  for (int32_t at = n - 1; at >= 0; --at) {
+    const int32_t i = topo[at];
+    for (int32_t k = succ_begin[i]; k < succ_begin[i + 1]; ++k) {
+      const PlanArc& a = arcs[succ_arc[k]];
+      if (inner(a)) continue;  // in a pair the W ends with its B
+      tail[i] = std::max(tail[i], min_delay(a) + min_len[a.to] + tail[a.to]);
+    }
   }
 
   // Classes: one group each, ranks 0..size-1 without repeats.
@@ -159,33 +288,114 @@ Status PlanGraph::finalize() {
   return Status::ok();
 }
 
+namespace {
+
+// The members of op i's slot (its pair's F, B, W, or i alone) and the
+// slot's length; false when op i's pair is not one the graph allows.
+bool slot_members(const PlanGraph& g, const std::vector<int32_t>& partner, int32_t i,
+                  int32_t out[3], int32_t* count, int64_t* length) {
+  const int32_t n = g.num_ops();
+  if (partner.empty() || partner[i] < 0) {
+    out[0] = i;
+    *count = 1;
+    *length = g.ops[i].duration;
+    return true;
+  }
+  int32_t f = -1, b = -1;
+  switch (g.ops[i].kind) {
+    case PlanKind::kForward:
+      f = i, b = partner[i];
+      break;
+    case PlanKind::kBackward:
+      f = partner[i], b = i;
+      break;
+    default:
+      f = partner[i];
+      b = f >= 0 && f < n ? partner[f] : -1;
+      break;
+  }
+  if (f < 0 || f >= n || b < 0 || b >= n) return false;
+  const int64_t p = g.pair_length(f, b);
+  if (p < 0) return false;
+  const int32_t w = g.ops[b].weight;
+  if (partner[f] != b || partner[b] != f || partner[w] != f) return false;
+  out[0] = f, out[1] = b, out[2] = w;
+  *count = 3;
+  *length = p;
+  return true;
+}
+
+}  // namespace
+
 Result<PlanSchedule> time_orders(const PlanGraph& graph,
-                                 const std::vector<std::vector<int32_t>>& orders) {
+                                 const std::vector<std::vector<int32_t>>& orders,
+                                 const std::vector<int32_t>& partner) {
   const int32_t n = graph.num_ops();
+  auto fail = [](const std::string& message) {
+    return Status(StatusCode::kInvalidInput, "orders: " + message);
+  };
   PlanSchedule out;
   out.device.assign(n, -1);
   out.start.assign(n, kUnset);
-  // Each op waits for its arcs and for the op before it on its device.
-  std::vector<int32_t> waiting(n, 0), next_on_device(n, -1);
+  if (!partner.empty()) {
+    if (static_cast<int32_t>(partner.size()) != n) return fail("the pairs do not cover the ops");
+    out.partner = partner;
+  }
+  // Slots in device order: members, length, the next slot on the device.
+  struct Slot {
+    int32_t members[3] = {-1, -1, -1};
+    int32_t count = 0;
+    int64_t length = 0;
+    int32_t device = 0;
+    int32_t next = -1;
+  };
+  std::vector<Slot> slots;
+  std::vector<int32_t> slot_of(n, -1);
   int32_t placed = 0;
   for (int32_t d = 0; d < static_cast<int32_t>(orders.size()); ++d) {
-    for (size_t k = 0; k < orders[d].size(); ++k) {
-      const int32_t i = orders[d][k];
-      if (i < 0 || i >= n || out.device[i] >= 0) {
-        return Status(StatusCode::kInvalidInput, "orders: an op is missing, repeated or unknown");
+    int32_t last = -1;
+    const std::vector<int32_t>& order = orders[d];
+    for (size_t k = 0; k < order.size();) {
+      const int32_t i = order[k];
+      if (i < 0 || i >= n || out.device[i] >= 0)
+        return fail("an op is missing, repeated or unknown");
+      Slot slot;
+      slot.device = d;
+      if (!slot_members(graph, partner, i, slot.members, &slot.count, &slot.length)) {
+        return fail("a pair the graph does not allow");
       }
-      out.device[i] = d;
-      ++placed;
-      if (k + 1 < orders[d].size()) next_on_device[i] = orders[d][k + 1];
-      if (k > 0) ++waiting[i];
+      for (int32_t m = 0; m < slot.count; ++m) {
+        const int32_t op = slot.members[m];
+        if (k + m >= order.size() || order[k + m] != op || out.device[op] >= 0) {
+          return fail("a pair's F, B and W are not consecutive");
+        }
+        out.device[op] = d;
+        slot_of[op] = static_cast<int32_t>(slots.size());
+        ++placed;
+      }
+      k += slot.count;
+      if (last >= 0) slots[last].next = static_cast<int32_t>(slots.size());
+      last = static_cast<int32_t>(slots.size());
+      slots.push_back(slot);
     }
   }
-  if (placed != n) return Status(StatusCode::kInvalidInput, "orders: an op is missing");
-  for (int32_t i = 0; i < n; ++i) waiting[i] += graph.pred_begin[i + 1] - graph.pred_begin[i];
-  std::vector<int64_t> ready(n, 0);
+  if (placed != n) return fail("an op is missing");
+  const int32_t num_slots = static_cast<int32_t>(slots.size());
+  // Each slot waits for the slot before it on its device and for every arc
+  // into it from outside (an arc between members other than b -> W never
+  // clears: such a pair deadlocks).
+  std::vector<int32_t> waiting(num_slots, 0);
+  for (int32_t s = 0; s < num_slots; ++s) {
+    if (slots[s].next >= 0) ++waiting[slots[s].next];
+  }
+  for (const PlanArc& a : graph.arcs) {
+    if (slot_of[a.from] == slot_of[a.to] && graph.inner(a)) continue;
+    ++waiting[slot_of[a.to]];
+  }
+  std::vector<int64_t> ready(num_slots, 0);
   std::vector<int32_t> queue;
-  for (int32_t i = 0; i < n; ++i) {
-    if (waiting[i] == 0) queue.push_back(i);
+  for (int32_t s = 0; s < num_slots; ++s) {
+    if (waiting[s] == 0) queue.push_back(s);
   }
   std::vector<int64_t> level(graph.devices, 0);
   std::vector<char> hosted(graph.num_groups(), 0);
@@ -197,54 +407,69 @@ Result<PlanSchedule> time_orders(const PlanGraph& graph,
     }
   }
   for (int32_t d = 0; d < graph.devices; ++d) {
-    if (level[d] > graph.mem_cap[d]) {
-      return Status(StatusCode::kInvalidInput, "orders: parameters exceed a memory cap");
-    }
+    if (level[d] > graph.mem_cap[d]) return fail("parameters exceed a memory cap");
   }
   int32_t done = 0;
   while (!queue.empty()) {
-    const int32_t i = queue.back();
+    const int32_t s = queue.back();
     queue.pop_back();
     ++done;
-    const PlanOp& op = graph.ops[i];
-    const int32_t d = out.device[i];
-    out.start[i] = ready[i];
-    if (level[d] + op.mem_peak > graph.mem_cap[d]) {
-      return Status(StatusCode::kInvalidInput, "orders: memory above the cap");
+    const Slot& slot = slots[s];
+    const int32_t d = slot.device;
+    int64_t peak = 0, net = 0;
+    for (int32_t m = 0; m < slot.count; ++m) {
+      peak += graph.ops[slot.members[m]].mem_peak;
+      net += graph.ops[slot.members[m]].mem_net;
+      out.start[slot.members[m]] = ready[s];
     }
-    level[d] += op.mem_net;
-    const int64_t end = ready[i] + op.duration;
+    if (level[d] + peak > graph.mem_cap[d]) return fail("memory above the cap");
+    level[d] += net;
+    const int64_t end = ready[s] + slot.length;
     out.makespan = std::max(out.makespan, end);
-    for (int32_t k = graph.succ_begin[i]; k < graph.succ_begin[i + 1]; ++k) {
-      const PlanArc& a = graph.arcs[graph.succ_arc[k]];
-      const int64_t t = end + (out.device[a.to] == d ? 0 : a.delay);
-      ready[a.to] = std::max(ready[a.to], t);
-      if (--waiting[a.to] == 0) queue.push_back(a.to);
+    for (int32_t m = 0; m < slot.count; ++m) {
+      const int32_t i = slot.members[m];
+      for (int32_t k = graph.succ_begin[i]; k < graph.succ_begin[i + 1]; ++k) {
+        const PlanArc& a = graph.arcs[graph.succ_arc[k]];
+        const int32_t t = slot_of[a.to];
+        if (t == s && graph.inner(a)) continue;
+        ready[t] = std::max(ready[t], end + (out.device[a.to] == d ? 0 : a.delay));
+        if (--waiting[t] == 0) queue.push_back(t);
+      }
     }
-    if (next_on_device[i] >= 0) {
-      const int32_t j = next_on_device[i];
-      ready[j] = std::max(ready[j], end);
-      if (--waiting[j] == 0) queue.push_back(j);
+    if (slot.next >= 0) {
+      ready[slot.next] = std::max(ready[slot.next], end);
+      if (--waiting[slot.next] == 0) queue.push_back(slot.next);
     }
   }
-  if (done != n) return Status(StatusCode::kInvalidInput, "orders: deadlock (a cycle)");
+  if (done != num_slots) return fail("deadlock (a cycle)");
   return out;
 }
 
 std::vector<std::vector<int32_t>> orders_of(const PlanGraph& graph, const PlanSchedule& schedule) {
   // Ties (zero-duration ops) follow the topological order, so the orders
-  // never contradict an arc.
-  std::vector<int32_t> position(graph.num_ops());
-  for (int32_t k = 0; k < graph.num_ops(); ++k) position[graph.topo[k]] = k;
+  // never contradict an arc; a pair sorts as its F, its members in order.
+  const int32_t n = graph.num_ops();
+  std::vector<int32_t> position(n);
+  for (int32_t k = 0; k < n; ++k) position[graph.topo[k]] = k;
+  std::vector<int32_t> key(n), rank(n, 0);
+  for (int32_t i = 0; i < n; ++i) {
+    key[i] = position[i];
+    if (!schedule.paired(i)) continue;
+    int32_t f = -1, b = -1;
+    pair_members(graph, schedule, i, &f, &b);
+    key[i] = position[f];
+    rank[i] = i == f ? 0 : i == b ? 1 : 2;
+  }
+  std::vector<int64_t> end(n);
+  for (int32_t i = 0; i < n; ++i) end[i] = end_of(graph, schedule, i);
   std::vector<std::vector<int32_t>> orders(graph.devices);
-  for (int32_t i = 0; i < graph.num_ops(); ++i) orders[schedule.device[i]].push_back(i);
+  for (int32_t i = 0; i < n; ++i) orders[schedule.device[i]].push_back(i);
   for (auto& order : orders) {
     std::sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
-      const int64_t ea = schedule.start[a] + graph.ops[a].duration;
-      const int64_t eb = schedule.start[b] + graph.ops[b].duration;
       if (schedule.start[a] != schedule.start[b]) return schedule.start[a] < schedule.start[b];
-      if (ea != eb) return ea < eb;
-      return position[a] < position[b];
+      if (end[a] != end[b]) return end[a] < end[b];
+      if (key[a] != key[b]) return key[a] < key[b];
+      return rank[a] < rank[b];
     });
   }
   return orders;
@@ -253,11 +478,15 @@ std::vector<std::vector<int32_t>> orders_of(const PlanGraph& graph, const PlanSc
 std::string check_plan(const PlanGraph& graph, const PlanSchedule& schedule) {
   const int32_t n = graph.num_ops();
   if (static_cast<int32_t>(schedule.start.size()) != n ||
-      static_cast<int32_t>(schedule.device.size()) != n) {
+      static_cast<int32_t>(schedule.device.size()) != n ||
+      (!schedule.partner.empty() && static_cast<int32_t>(schedule.partner.size()) != n)) {
     return "schedule size differs from the graph";
   }
   std::vector<int32_t> group_device(graph.num_groups(), -1);
   int64_t makespan = 0;
+  int32_t members[3];
+  int32_t count = 0;
+  int64_t length = 0;
   for (int32_t i = 0; i < n; ++i) {
     const int32_t d = schedule.device[i];
     const int32_t g = graph.ops[i].group;
@@ -270,11 +499,21 @@ std::string check_plan(const PlanGraph& graph, const PlanSchedule& schedule) {
       return "group " + std::to_string(g) + " is split over two devices";
     }
     group_device[g] = d;
-    makespan = std::max(makespan, schedule.start[i] + graph.ops[i].duration);
+    if (!slot_members(graph, schedule.partner, i, members, &count, &length)) {
+      return "op " + std::to_string(i) + " is in a pair the graph does not allow";
+    }
+    for (int32_t m = 1; m < count; ++m) {
+      if (schedule.start[members[m]] != schedule.start[members[0]] ||
+          schedule.device[members[m]] != schedule.device[members[0]]) {
+        return "the pair of op " + std::to_string(members[0]) + " is split";
+      }
+    }
+    makespan = std::max(makespan, schedule.start[i] + length);
   }
   if (makespan != schedule.makespan) return "makespan differs from the last end";
   for (const PlanArc& a : graph.arcs) {
-    const int64_t need = schedule.start[a.from] + graph.ops[a.from].duration +
+    if (graph.inner(a) && schedule.paired(a.from) && schedule.paired(a.to)) continue;
+    const int64_t need = end_of(graph, schedule, a.from) +
                          (schedule.device[a.from] == schedule.device[a.to] ? 0 : a.delay);
     if (schedule.start[a.to] < need) {
       return "op " + std::to_string(a.to) + " starts before op " + std::to_string(a.from) +
@@ -288,17 +527,27 @@ std::string check_plan(const PlanGraph& graph, const PlanSchedule& schedule) {
       if (group_device[g] == d) level += graph.groups[g].mem_static;
     }
     int64_t free_at = 0;
-    for (int32_t i : orders[d]) {
-      const PlanOp& op = graph.ops[i];
-      if (schedule.start[i] < free_at && op.duration > 0) {
+    const std::vector<int32_t>& order = orders[d];
+    for (size_t k = 0; k < order.size(); k += count) {
+      slot_members(graph, schedule.partner, order[k], members, &count, &length);
+      int64_t peak = 0, net = 0;
+      for (int32_t m = 0; m < count; ++m) {
+        if (k + m >= order.size() || order[k + m] != members[m]) {
+          return "the pair of op " + std::to_string(members[0]) + " is split";
+        }
+        peak += graph.ops[members[m]].mem_peak;
+        net += graph.ops[members[m]].mem_net;
+      }
+      const int32_t i = members[0];
+      if (schedule.start[i] < free_at && length > 0) {
         return "op " + std::to_string(i) + " overlaps another op on device " + std::to_string(d);
       }
-      if (level + op.mem_peak > graph.mem_cap[d]) {
+      if (level + peak > graph.mem_cap[d]) {
         return "memory above the cap on device " + std::to_string(d) + " at op " +
                std::to_string(i);
       }
-      level += op.mem_net;
-      free_at = std::max(free_at, schedule.start[i] + op.duration);
+      level += net;
+      free_at = std::max(free_at, schedule.start[i] + length);
     }
   }
   return "";

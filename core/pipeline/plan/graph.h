@@ -17,8 +17,8 @@ namespace shardlab::pipeline {
 constexpr int64_t kNoCap = std::numeric_limits<int64_t>::max() / 4;
 constexpr int64_t kUnset = -1;
 
-// Op kinds, as far as the planner's heuristics care (they never change what
-// is feasible).
+// Op kinds. They steer the heuristics and say which ops may form an
+// overlapped F&B pair (see PlanGraph::pair_length); nothing else.
 enum class PlanKind : int8_t { kForward, kBackward, kWeight, kOther };
 
 struct PlanOp {
@@ -35,6 +35,9 @@ struct PlanOp {
   int32_t sym_rank = 0;
   PlanKind kind = PlanKind::kOther;
   int32_t origin = -1;  // index of the operation in the source expansion
+  // kBackward: the weight-gradient op that completes its full backward (the
+  // op an overlapped pair runs with it), -1 when none.
+  int32_t weight = -1;
 };
 
 // to may start delay ticks after from ends when they run on different
@@ -48,6 +51,11 @@ struct PlanArc {
 struct PlanGroup {
   std::vector<int32_t> devices;  // allowed devices, sorted, non-empty
   int64_t mem_static = 0;        // memory held by the device that hosts it (parameters)
+  // F&B time of the group's ops in an overlapped pair, -1 when they never
+  // pair. A pair is a forward of one group and a full backward (B and its
+  // W) of another, or the same, on one device; it takes the larger F&B time
+  // of the two groups.
+  int64_t fb = -1;
 };
 
 struct PlanGraph {
@@ -56,8 +64,26 @@ struct PlanGraph {
   std::vector<PlanOp> ops;
   std::vector<PlanArc> arcs;
   std::vector<PlanGroup> groups;
+  // Regular: the ops of a group with the same kind are one operation of
+  // identical micro-batches, each with the same predecessors and delays
+  // (graphs of plan_graph_of; not merged or restricted ones). The path
+  // bound relies on it.
+  bool regular = false;
 
   // ---- derived by finalize() ----
+  // Overlapped pairs. A pair (F f, B b and b's W) starts all three together
+  // and ends all three after pair_length(f, b); the planner forms one only
+  // where that is shorter than running them in sequence (pairable[] marks the
+  // ops that may take part). In a pair the W does not wait for the B, so
+  // the arc b -> weight(b) is "inner" for a pairable b.
+  bool any_pairs = false;
+  std::vector<char> pairable;  // per op: an F or B with at least one partner
+  // Bounds with pairs (see plan/bound.cpp): least time from an op's start to
+  // its end (a pair may end sooner than the op alone), and the device time
+  // a relaxation may charge it (each pair's length shared out as F, then B,
+  // then W, so an F is charged what its best pair saves less).
+  std::vector<int64_t> min_len;
+  std::vector<int64_t> load;
   std::vector<int32_t> pred_begin, pred_arc;  // arcs into op i: pred_arc[pred_begin[i]..)
   std::vector<int32_t> succ_begin, succ_arc;  // arcs out of op i
   std::vector<int32_t> topo;                  // a topological order of the ops
@@ -72,6 +98,14 @@ struct PlanGraph {
   bool fixed(int32_t group) const { return groups[group].devices.size() == 1; }
   // The delay an arc costs at least, over every placement its groups allow.
   int64_t min_delay(const PlanArc& arc) const;
+  // Length of the pair of F op f and B op b (with b's W), or -1 when they
+  // may not pair: the kinds, both groups' F&B times, a common device, a W
+  // whose only predecessor is b, and a gain over f + b + W in sequence.
+  int64_t pair_length(int32_t f, int32_t b) const;
+  // Whether arc a is b -> weight(b) of a pairable b (a pair runs both ends together).
+  bool inner(const PlanArc& arc) const {
+    return any_pairs && pairable[arc.from] && ops[arc.from].weight == arc.to;
+  }
 
   // The ops of every class by rank: class_members()[c][r].
   std::vector<std::vector<int32_t>> class_members() const;
@@ -81,29 +115,49 @@ struct PlanGraph {
   // not ordered against rank by an arc), and computes head/tail. Returns
   // kInvalidInput with a message naming the op or group otherwise.
   Status finalize();
+
+ private:
+  void derive_pairs();
 };
 
-// A complete schedule of a PlanGraph: the device and start of every op.
+// A complete schedule of a PlanGraph: the device and start of every op, and
+// its overlapped pairs. partner[f] = b and partner[b] = f for a pair of F f
+// and B b, partner[w] = f for b's W; -1 for an op that runs alone. Empty
+// when nothing is paired.
 struct PlanSchedule {
   std::vector<int32_t> device;
   std::vector<int64_t> start;
+  std::vector<int32_t> partner;
   int64_t makespan = 0;
   bool empty() const { return start.empty(); }
+  bool paired(int32_t op) const { return !partner.empty() && partner[op] >= 0; }
 };
 
-// Semi-active timing of per-device orders: every op starts as soon as its
-// device has finished the op before it and its predecessors' results have
-// arrived. orders[d] lists the ops of device d; every op appears once and
-// the devices must respect the groups. Fails (kInvalidInput) on a cycle
-// between the orders and the arcs, or on memory above a cap.
-Result<PlanSchedule> time_orders(const PlanGraph& graph,
-                                 const std::vector<std::vector<int32_t>>& orders);
+// When op i ends in schedule s (a paired op ends with its pair).
+int64_t end_of(const PlanGraph& graph, const PlanSchedule& s, int32_t i);
+// The F and the B of the pair op i runs in (i itself for an F or a B).
+void pair_members(const PlanGraph& graph, const PlanSchedule& s, int32_t i, int32_t* f, int32_t* b);
 
-// Per-device orders of a schedule (ops sorted by start, ties by end then id).
+// Semi-active timing of per-device orders: every op (or pair) starts as
+// soon as its device has finished the one before it and its predecessors'
+// results have arrived. orders[d] lists the ops of device d; every op
+// appears once and the devices must respect the groups. `partner` (as in
+// PlanSchedule, may be empty) pairs ops, which must then be consecutive in
+// their device's order (F, B, W). Fails (kInvalidInput) on a cycle between
+// the orders and the arcs, on a pair the graph does not allow, or on memory
+// above a cap.
+Result<PlanSchedule> time_orders(const PlanGraph& graph,
+                                 const std::vector<std::vector<int32_t>>& orders,
+                                 const std::vector<int32_t>& partner = {});
+
+// Per-device orders of a schedule (ops sorted by start, ties by end then id;
+// a pair's F, B and W consecutive).
 std::vector<std::vector<int32_t>> orders_of(const PlanGraph& graph, const PlanSchedule& schedule);
 
-// Checks a schedule against the graph from scratch: placement, arcs with
-// delays, one op at a time per device, memory caps. Empty message when valid.
+// Checks a schedule against the graph from scratch: placement, pairs, arcs
+// with delays, one op (or pair) at a time per device, memory caps (a pair
+// takes all its members' memory at its start and frees it at its end).
+// Empty message when valid.
 std::string check_plan(const PlanGraph& graph, const PlanSchedule& schedule);
 
 }  // namespace shardlab::pipeline

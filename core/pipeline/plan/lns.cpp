@@ -24,6 +24,28 @@ Result<PlanGraph> restrict_graph(const PlanGraph& graph, const PlanSchedule& sch
   for (int32_t i = 0; i < n; ++i) {
     if (!freed[i]) out.groups[graph.ops[i].group].devices = {schedule.device[i]};
   }
+  // A kept pair becomes its F running for the pair's length with the pair's
+  // memory, then its B and W at no length (see plan/lns.h); the F waits for
+  // the B's inputs too.
+  for (int32_t f = 0; f < n; ++f) {
+    if (freed[f] || !schedule.paired(f) || graph.ops[f].kind != PlanKind::kForward) continue;
+    const int32_t b = schedule.partner[f];
+    const int32_t w = graph.ops[b].weight;
+    PlanOp& of = out.ops[f];
+    PlanOp& ob = out.ops[b];
+    PlanOp& ow = out.ops[w];
+    of.duration = graph.pair_length(f, b);
+    of.mem_peak += ob.mem_peak + ow.mem_peak;
+    of.mem_net += ob.mem_net + ow.mem_net;
+    ob.duration = ow.duration = 0;
+    ob.mem_peak = ob.mem_net = ow.mem_peak = ow.mem_net = 0;
+    of.kind = ob.kind = ow.kind = PlanKind::kOther;
+    ob.weight = -1;
+    for (int32_t k = graph.pred_begin[b]; k < graph.pred_begin[b + 1]; ++k) {
+      const PlanArc& a = graph.arcs[graph.pred_arc[k]];
+      out.arcs.push_back({a.from, f, a.delay});
+    }
+  }
   const auto orders = orders_of(graph, schedule);
   for (const auto& order : orders) {
     int32_t last = -1;
@@ -137,26 +159,57 @@ std::vector<char> pick_neighbourhood(const PlanGraph& graph, const PlanSchedule&
   return freed;
 }
 
-bool lns_move(const PlanGraph& graph, const PlanSchedule& schedule, const std::vector<char>& freed,
-              int64_t nodes, PlanSchedule* better, int64_t* nodes_used) {
+bool lns_move(const PlanGraph& graph, const PlanSchedule& schedule,
+              const std::vector<char>& freed_in, int64_t nodes, PlanSchedule* better,
+              int64_t* nodes_used) {
   *nodes_used = 1 + graph.num_ops() / 8;
+  // A pair is freed or kept whole.
+  std::vector<char> freed = freed_in;
+  if (!schedule.partner.empty()) {
+    for (int32_t i = 0; i < graph.num_ops(); ++i) {
+      if (!freed_in[i] || !schedule.paired(i)) continue;
+      int32_t f = -1, b = -1;
+      pair_members(graph, schedule, i, &f, &b);
+      freed[f] = freed[b] = freed[graph.ops[b].weight] = 1;
+    }
+  }
   Result<PlanGraph> made = restrict_graph(graph, schedule, freed);
   if (!made.is_ok()) return false;
   const PlanGraph& restricted = made.value();
   SearchConfig config;
   config.table_entries = 1 << 16;
+  config.cheap_bound = true;
   ScheduleSearch search(restricted, config);
   search.set_upper(schedule.makespan);
   bool improved = false;
   while (!search.exhausted() && search.nodes() < nodes) {
     PlanSchedule found;
-    if (search.run(nodes - search.nodes(), &found)) {
-      *better = found;
-      improved = true;
+    if (!search.run(nodes - search.nodes(), &found)) continue;
+    // Back to the full graph: kept pairs run whole again.
+    PlanSchedule full = std::move(found);
+    for (int32_t f = 0; f < graph.num_ops(); ++f) {
+      if (freed[f] || !schedule.paired(f) || graph.ops[f].kind != PlanKind::kForward) continue;
+      if (full.partner.empty()) full.partner.assign(graph.num_ops(), -1);
+      const int32_t b = schedule.partner[f];
+      const int32_t w = graph.ops[b].weight;
+      full.start[b] = full.start[w] = full.start[f];
+      full.partner[f] = b;
+      full.partner[b] = f;
+      full.partner[w] = f;
+    }
+    full.makespan = 0;
+    for (int32_t i = 0; i < graph.num_ops(); ++i) {
+      full.makespan = std::max(full.makespan, end_of(graph, full, i));
+    }
+    if (full.makespan < schedule.makespan) {
+      if (check_plan(graph, full).empty()) {
+        *better = std::move(full);
+        improved = true;
+      }
     }
   }
   *nodes_used += search.nodes();
-  return improved && check_plan(graph, *better).empty();
+  return improved;
 }
 
 }  // namespace shardlab::pipeline

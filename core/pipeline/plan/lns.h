@@ -16,8 +16,11 @@ namespace shardlab::pipeline {
 
 // The graph with the ops not marked in `freed` tied to the schedule: their
 // groups keep their device, and consecutive kept ops of a device are joined
-// by an arc. Classes whose kept members the schedule runs out of rank order
-// are dropped (their ops lose the symmetry rule).
+// by an arc. A kept overlapped pair (freed or kept whole) becomes its F
+// lasting the pair's length and holding the pair's memory, followed by its B
+// and W at length 0; the F also waits for the B's inputs, so every schedule
+// of the restricted graph runs the pair as it was. Classes whose kept members the schedule runs out
+// of rank order are dropped (their ops lose the symmetry rule).
 Result<PlanGraph> restrict_graph(const PlanGraph& graph, const PlanSchedule& schedule,
                                  const std::vector<char>& freed);
 

@@ -130,6 +130,7 @@ Merged coarsen(const PlanGraph& g, int32_t target_ops) {
     op.group = m.fine_group_of[g.ops[chain[i][0]].group];
     op.sym_class = -1;
     op.sym_rank = 0;
+    op.weight = -1;  // merged ops never form overlapped pairs
     op.origin = chain[i][0];
     c.ops.push_back(op);
     m.members.push_back(chain[i]);

@@ -189,9 +189,12 @@ MipModel emit_lp(const PlanGraph& g, const MipUnits& units, const PlanSchedule& 
   Layout L(g, symmetry);
   MipModel model;
   // Horizon: the incumbent, or everything in a row with every delay paid.
+  // An incumbent with overlapped pairs bounds nothing here (the MIP has no
+  // pairs, so its optimum may lie above it).
   int64_t horizon = g.total_work;
   for (const PlanArc& a : g.arcs) horizon += a.delay;
-  if (!incumbent.empty()) horizon = std::min(horizon, incumbent.makespan);
+  const bool usable = !incumbent.empty() && incumbent.partner.empty();
+  if (usable) horizon = std::min(horizon, incumbent.makespan);
   model.horizon = horizon;
   const double M = static_cast<double>(horizon) * units.time;
   auto p = [&](int32_t i) { return static_cast<double>(g.ops[i].duration) * units.time; };
@@ -410,7 +413,7 @@ MipModel emit_lp(const PlanGraph& g, const MipUnits& units, const PlanSchedule& 
   std::ostringstream lp;
   lp << "\\ ShardLab pipeline MIP: " << n << " ops, " << g.arcs.size() << " arcs, "
      << L.pairs.size() << " sequencing pairs; times in the problem's unit\n";
-  if (!incumbent.empty()) {
+  if (usable) {
     lp << "\\ incumbent makespan " << num(static_cast<double>(incumbent.makespan) * units.time)
        << " (the horizon; pipelineMipStart gives its column values)\n";
   }

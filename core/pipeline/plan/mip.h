@@ -17,6 +17,7 @@
 //                   placements only; a linearised product)
 // Rows: precedence with delays, big-M disjunctions, one device per unit,
 // memory at the start of every op that raises it, Cmax after every op.
+// The model has no overlapped F&B pairs (an upper bound where pairs gain).
 // Big-M is the horizon: the given incumbent's makespan (Cmax <= it is then
 // a row, which keeps every optimum), else a serial schedule's length.
 #pragma once

@@ -9,11 +9,14 @@ namespace shardlab::pipeline {
 Result<PlanGraph> plan_graph_of(const Expansion& e) {
   PlanGraph g;
   g.devices = e.devices;
+  g.regular = true;
   g.mem_cap.assign(e.devices, kNoCap);
   for (int32_t d = 0; d < e.devices && d < static_cast<int32_t>(e.mem_cap.size()); ++d) {
     if (e.mem_cap[d] != Expansion::kNoCap) g.mem_cap[d] = e.mem_cap[d];
   }
-  for (const Unit& u : e.units) g.groups.push_back({u.devices, u.param});
+  // Only units whose F&B time the problem gives may pair (as in
+  // Expansion::pair_duration: otherwise a pair takes F + B + W and gains nothing).
+  for (const Unit& u : e.units) g.groups.push_back({u.devices, u.param, u.fb_given ? u.fb : -1});
   // Ranks: micro-batches in index order among those passing each unit.
   const bool chain = [&] {
     if (e.form == Form::kStages) return true;
@@ -55,6 +58,7 @@ Result<PlanGraph> plan_graph_of(const Expansion& e) {
                  : kind == 1 ? PlanKind::kBackward
                              : PlanKind::kWeight;
         p.origin = i;
+        if (kind == 1) p.weight = e.op_of(k, u, OpKind::kW);
         if (chain || (u == source_unit && kind == 0)) {
           const int32_t c = u * 3 + kind;
           p.sym_class = c;
@@ -77,79 +81,41 @@ Result<PlanGraph> plan_graph_of(const Expansion& e) {
   return g;
 }
 
-std::unique_ptr<PlanGraph> pair_relaxation(const Expansion& e, const PlanGraph& g) {
-  // Per unit: its F time and its full backward (B + W) time, from any
-  // micro-batch that passes it (seen: the unit has a B).
-  const int32_t units = e.num_units();
-  std::vector<int64_t> f(units, 0), bw(units, 0);
-  for (const Op& op : e.ops) {
-    if (op.kind == OpKind::kF) f[op.unit] = op.duration;
-  }
-  std::vector<char> seen(units, 0);
-  for (int32_t i = 0; i < e.num_ops(); ++i) {
-    const Op& op = e.ops[i];
-    if (op.kind != OpKind::kB || seen[op.unit]) continue;
-    seen[op.unit] = 1;
-    const int32_t w = e.op_of(op.microbatch, op.unit, OpKind::kW);
-    bw[op.unit] = op.duration + (w >= 0 ? e.ops[w].duration : 0);
-  }
-  auto share = [&](int32_t a, int32_t b) {
-    for (int32_t x : e.units[a].devices) {
-      for (int32_t y : e.units[b].devices) {
-        if (x == y) return true;
-      }
-    }
-    return false;
-  };
-  std::vector<int64_t> saving(units, 0);
-  bool any = false;
-  for (int32_t u = 0; u < units; ++u) {
-    for (int32_t v = 0; v < units; ++v) {
-      if (!seen[v] || !share(u, v)) continue;
-      const int64_t pair = std::max(e.units[u].fb, e.units[v].fb);
-      const int64_t s = std::min(f[u], f[u] + bw[v] - pair);
-      if (s > saving[u]) saving[u] = s, any = true;
-    }
-  }
-  if (!any) return nullptr;
-  auto relaxed = std::make_unique<PlanGraph>();
-  relaxed->devices = g.devices;
-  relaxed->mem_cap = g.mem_cap;
-  relaxed->ops = g.ops;
-  relaxed->arcs = g.arcs;
-  relaxed->groups = g.groups;
-  for (int32_t i = 0; i < e.num_ops(); ++i) {
-    if (e.ops[i].kind == OpKind::kF) relaxed->ops[i].duration -= saving[e.ops[i].unit];
-  }
-  if (!relaxed->finalize().is_ok()) return nullptr;
-  return relaxed;
-}
-
-Timeline timeline_of(const Expansion& e, const PlanSchedule& s) {
+Timeline timeline_of(const Expansion& e, const PlanGraph& g, const PlanSchedule& s) {
   Timeline t;
   t.unit_device.assign(e.num_units(), 0);
   for (int32_t u = 0; u < e.num_units(); ++u) t.unit_device[u] = e.units[u].devices.front();
   for (int32_t i = 0; i < e.num_ops(); ++i) t.unit_device[e.ops[i].unit] = s.device[i];
-  std::vector<int32_t> ids(e.num_ops());
-  for (int32_t i = 0; i < e.num_ops(); ++i) ids[i] = i;
+  std::vector<int32_t> ids;
+  for (int32_t i = 0; i < e.num_ops(); ++i) {
+    // A pair is one slot, named by its F.
+    if (!s.paired(i) || e.ops[i].kind == OpKind::kF) ids.push_back(i);
+  }
+  std::vector<int64_t> end(e.num_ops());
+  for (int32_t i : ids) end[i] = end_of(g, s, i);
   std::sort(ids.begin(), ids.end(), [&](int32_t a, int32_t b) {
     if (s.device[a] != s.device[b]) return s.device[a] < s.device[b];
     if (s.start[a] != s.start[b]) return s.start[a] < s.start[b];
-    if (e.ops[a].duration != e.ops[b].duration) return e.ops[a].duration < e.ops[b].duration;
+    if (end[a] != end[b]) return end[a] < end[b];
     return a < b;
   });
   for (int32_t i : ids) {
     TimedSlot slot;
     slot.device = s.device[i];
     slot.slot.op = i;
+    if (s.paired(i)) {
+      slot.slot.partner = s.partner[i];
+      slot.slot.kind = SlotKind::kPair;
+    }
     slot.start = s.start[i];
-    slot.end = s.start[i] + e.ops[i].duration;
+    slot.end = end[i];
     t.slots.push_back(slot);
   }
   return t;
 }
 
-Result<PlanSchedule> plan_schedule_of(const Expansion& e, const PlanGraph& g, const Timeline& t) {
+Result<PlanSchedule> plan_schedule_of(const Expansion& e, const PlanGraph& g, const Timeline& t,
+                                      bool keep_pairs) {
   const int32_t n = e.num_ops();
   PlanSchedule s;
   s.device.assign(n, -1);
@@ -165,10 +131,24 @@ Result<PlanSchedule> plan_schedule_of(const Expansion& e, const PlanGraph& g, co
     return true;
   };
   for (const TimedSlot& ts : t.slots) {
-    // A block (a full backward, or an F&B pair) runs its ops one after the
-    // other from the block's start.
     int32_t ops[3];
     const int32_t count = slot_ops(e, ts.slot, ops);
+    if (keep_pairs && ts.slot.is_pair() && g.pair_length(ts.slot.op, ts.slot.partner) >= 0 &&
+        g.pair_length(ts.slot.op, ts.slot.partner) == ts.end - ts.start) {
+      // A pair the planner can express stays a pair.
+      if (s.partner.empty()) s.partner.assign(n, -1);
+      for (int32_t k = 0; k < count; ++k) {
+        if (!put(ops[k], ts.device, ts.start)) {
+          return Status(StatusCode::kInvalidInput, "schedule: an op is repeated or unknown");
+        }
+      }
+      s.partner[ops[0]] = ops[1];
+      s.partner[ops[1]] = ops[0];
+      s.partner[ops[2]] = ops[0];
+      continue;
+    }
+    // Any other block (a full backward, or a pair that gains nothing) runs
+    // its ops one after the other from the block's start.
     int64_t at = ts.start;
     for (int32_t k = 0; k < count; ++k) {
       if (!put(ops[k], ts.device, at)) {
@@ -182,11 +162,11 @@ Result<PlanSchedule> plan_schedule_of(const Expansion& e, const PlanGraph& g, co
     if (s.start[i] == kUnset) {
       return Status(StatusCode::kInvalidInput, "schedule: op " + e.op_label(i) + " is missing");
     }
-    s.makespan = std::max(s.makespan, s.start[i] + e.ops[i].duration);
   }
+  for (int32_t i = 0; i < n; ++i) s.makespan = std::max(s.makespan, end_of(g, s, i));
   if (exact && check_plan(g, s).empty()) return s;
-  // Re-time the device orders (pairs opened) as early as they allow.
-  return time_orders(g, orders_of(g, s));
+  // Re-time the device orders (pairs kept) as early as they allow.
+  return time_orders(g, orders_of(g, s), s.partner);
 }
 
 }  // namespace shardlab::pipeline

@@ -21,24 +21,18 @@ namespace shardlab::pipeline {
 // micro-batches and so holds for every graph.
 Result<PlanGraph> plan_graph_of(const Expansion& expansion);
 
-// When overlapped F&B pairs can save time (an F and a B of units that may
-// share a device with F + B + W > their F&B time), the graph with every F
-// shortened by the most a pair could save it: a pair slot then holds that F,
-// the B and its W in sequence, so every schedule with pairs is a schedule of
-// the shortened graph with the same makespan, and its optimum is a lower
-// bound for the problem with pairs. nullptr when no pair saves time.
-std::unique_ptr<PlanGraph> pair_relaxation(const Expansion& expansion, const PlanGraph& graph);
+// The timeline of a planned schedule: one slot per op, or per overlapped pair.
+Timeline timeline_of(const Expansion& expansion, const PlanGraph& graph,
+                     const PlanSchedule& schedule);
 
-// The timeline of a planned schedule (one slot per op, no pairs).
-Timeline timeline_of(const Expansion& expansion, const PlanSchedule& schedule);
-
-// A planned schedule from a timeline. Blocks are opened: a full backward
-// into B then W, an overlapped pair into F, B and W, each from the block's
-// start. When they fit in the block (F&B >= F + B + W) every op ends no
-// later and memory is freed no later, so the schedule stays valid;
+// A planned schedule from a timeline. An overlapped pair the graph allows
+// (pair_length) stays a pair when keep_pairs; other blocks are opened: a
+// full backward into B then W, a pair into F, B and W, each from the
+// block's start. When they fit in the block (F&B >= F + B + W) every op ends
+// no later and memory is freed no later, so the schedule stays valid;
 // otherwise the device orders are re-timed semi-actively. Fails when the
 // timeline does not place every op once.
 Result<PlanSchedule> plan_schedule_of(const Expansion& expansion, const PlanGraph& graph,
-                                      const Timeline& timeline);
+                                      const Timeline& timeline, bool keep_pairs = true);
 
 }  // namespace shardlab::pipeline

@@ -11,11 +11,23 @@
 // depends only on the order of the device's own ops, so moving an op left
 // in its order never breaks a cap and semi-active schedules dominate.
 //
+// Overlapped pairs (PlanGraph::pair_length) are children too: an F and a B
+// both startable at tau start together with the B's W. A semi-active
+// schedule with pairs still starts each slot when its last member is
+// released, so the wait rule becomes: after a wait, the device's next slot
+// holds at least one op that could not start at tau (a pair of two
+// forbidden ops could have started then).
+//
 // Symmetry. Ops of one class (one operation of identical micro-batches, on
 // one device) start in rank order: relabelling micro-batches turns any
 // schedule into one that does, F by the forward order at each stage, B
 // and W likewise, as in the permutation-schedule argument for flow shops
-// (the unit tests check the optimum against search without it). Devices
+// (the unit tests check the optimum against search without it). Pairs keep
+// F and B in rank order (the relabelling moves a B's W with it); a W that
+// runs alone waits for every W of lower rank, while one inside a pair may
+// run ahead of them (a lower-ranked W still pending then runs alone later,
+// after its B, which ran earlier: swapping the two lone W's labels is the
+// exchange). Devices
 // with the same cap and the same allowed groups are interchangeable while
 // they are empty, so an empty device takes a new group only when every
 // lower-indexed twin is already in use.
@@ -39,7 +51,8 @@ namespace {
 constexpr int64_t kInf = kNoCap;
 
 struct Child {
-  int32_t op;  // -1: wait
+  int32_t op;       // -1: wait
+  int32_t partner;  // the B paired with F op, -1 alone
   double key;
 };
 
@@ -55,6 +68,8 @@ class State {
   void reset() {
     const int32_t n = g_.num_ops();
     start.assign(n, kUnset);
+    end_at.assign(n, kUnset);
+    partner.assign(n, -1);
     waiting.assign(n, 0);
     for (int32_t i = 0; i < n; ++i) waiting[i] = g_.pred_begin[i + 1] - g_.pred_begin[i];
     next_rank.assign(g_.classes, 0);
@@ -91,12 +106,20 @@ class State {
     for (int32_t i = 0; i < n; ++i) {
       if (is_ready(i)) add_ready(i);
     }
+    load_left.assign(g_.devices, 0);
+    for (int32_t gr = 0; gr < g_.num_groups(); ++gr) {
+      if (group_device[gr] >= 0) load_left[group_device[gr]] += group_load(gr);
+    }
     now = 0;
     scheduled = 0;
     makespan = 0;
+    end_tail = 0;
     log_.clear();
+    saved_forbid_.clear();
   }
 
+  // Ready: unstarted, every predecessor started, and next in its class
+  // (see "Symmetry" above; a W may also start out of rank inside a pair).
   bool is_ready(int32_t i) const {
     if (start[i] != kUnset || waiting[i] != 0) return false;
     const PlanOp& op = g_.ops[i];
@@ -109,33 +132,116 @@ class State {
     for (int32_t k = g_.pred_begin[i]; k < g_.pred_begin[i + 1]; ++k) {
       const PlanArc& a = g_.arcs[g_.pred_arc[k]];
       const int32_t dj = group_device[g_.ops[a.from].group];
-      r = std::max(r, start[a.from] + g_.ops[a.from].duration + (dj == d ? 0 : a.delay));
+      r = std::max(r, end_at[a.from] + (dj == d ? 0 : a.delay));
     }
     return r;
   }
 
-  // Whether ready op i may start on d now (placement, symmetry, memory, waits).
-  bool may_run(int32_t i, int32_t d) const {
+  // Whether op i's group may be (or is) on device d; *extra is the static
+  // memory placing it there adds.
+  bool placeable(int32_t i, int32_t d, int64_t* extra) const {
     const PlanOp& op = g_.ops[i];
     const int32_t gd = group_device[op.group];
-    int64_t extra = 0;
-    if (gd >= 0) {
-      if (gd != d) return false;
-    } else {
-      const auto& allowed = g_.groups[op.group].devices;
-      if (!std::binary_search(allowed.begin(), allowed.end(), d)) return false;
-      if (symmetry_ && groups_on[d] == 0) {
-        for (int32_t e = twin_[d]; e < d; ++e) {
-          if (twin_[e] == twin_[d] && groups_on[e] == 0) return false;
-        }
+    *extra = 0;
+    if (gd >= 0) return gd == d;
+    const auto& allowed = g_.groups[op.group].devices;
+    if (!std::binary_search(allowed.begin(), allowed.end(), d)) return false;
+    if (symmetry_ && groups_on[d] == 0) {
+      for (int32_t e = twin_[d]; e < d; ++e) {
+        if (twin_[e] == twin_[d] && groups_on[e] == 0) return false;
       }
-      extra = g_.groups[op.group].mem_static;
     }
-    if (level[d] + extra + op.mem_peak > g_.mem_cap[d]) return false;
-    for (int32_t f : forbid[d]) {
-      if (f == i) return false;
-    }
+    *extra = g_.groups[op.group].mem_static;
     return true;
+  }
+
+  bool forbidden(int32_t i, int32_t d) const {
+    for (int32_t f : forbid[d]) {
+      if (f == i) return true;
+    }
+    return false;
+  }
+
+  // Whether ready op i may start alone on d now, forbidden or not
+  // (placement, symmetry, memory).
+  bool fits(int32_t i, int32_t d) const {
+    int64_t extra = 0;
+    if (!placeable(i, d, &extra)) return false;
+    return level[d] + extra + g_.ops[i].mem_peak <= g_.mem_cap[d];
+  }
+
+  // Whether ready op i may start alone on d now (also: not forbidden by a wait).
+  bool may_run(int32_t i, int32_t d) const { return fits(i, d) && !forbidden(i, d); }
+
+  // Whether ready F f and ready B b may start as a pair on d now: the graph
+  // allows the pair, both fit, not both forbidden (after a wait the next
+  // slot must hold something that could not start then), and memory holds
+  // all three members' allocations.
+  bool may_pair(int32_t f, int32_t b, int32_t d) const {
+    if (g_.pair_length(f, b) < 0) return false;
+    int64_t ef = 0, eb = 0;
+    if (!placeable(f, d, &ef) || !placeable(b, d, &eb)) return false;
+    if (g_.ops[f].group == g_.ops[b].group) eb = 0;
+    if (forbidden(f, d) && forbidden(b, d)) return false;
+    const int64_t peak =
+        g_.ops[f].mem_peak + g_.ops[b].mem_peak + g_.ops[g_.ops[b].weight].mem_peak;
+    return level[d] + ef + eb + peak <= g_.mem_cap[d];
+  }
+
+  int64_t group_load(int32_t gr) const {
+    int64_t total = 0;
+    for (int32_t k = g_.group_ops_begin[gr]; k < g_.group_ops_begin[gr + 1]; ++k) {
+      total += g_.load[g_.group_ops[k]];
+    }
+    return total;
+  }
+
+  // The cheap bound (SearchConfig::cheap_bound) at decision time tau.
+  int64_t cheap_bound(int64_t tau) const {
+    int64_t b = std::max(end_tail, tau);
+    for (int32_t d = 0; d < g_.devices; ++d) {
+      b = std::max(b, std::max(tau, free_at[d]) + load_left[d]);
+    }
+    for (int32_t i : ready) {
+      const int32_t d = group_device[g_.ops[i].group];
+      if (d >= 0) b = std::max(b, release(i, d) + g_.min_len[i] + g_.tail[i]);
+    }
+    return b;
+  }
+
+  // Dive heuristic for pairs: whether lone op x (an F or B that may pair)
+  // should wait on d at tau for a partner that is released before x would
+  // end and whose pair with x would end before the two in sequence.
+  bool pair_soon(int32_t x, int32_t d, int64_t tau) const {
+    const PlanOp& op = g_.ops[x];
+    const bool is_f = op.kind == PlanKind::kForward;
+    auto full = [&](int32_t i) {
+      const PlanOp& o = g_.ops[i];
+      return o.duration + (o.kind == PlanKind::kBackward ? g_.ops[o.weight].duration : 0);
+    };
+    const int64_t alone_end = tau + full(x);
+    for (int32_t y : ready) {
+      if (y == x || !g_.pairable[y]) continue;
+      const int32_t f = is_f ? x : y, b = is_f ? y : x;
+      const int64_t length = g_.pair_length(f, b);
+      if (length < 0) continue;
+      int64_t ef = 0, eb = 0;
+      if (!placeable(f, d, &ef) || !placeable(b, d, &eb)) continue;
+      const int64_t r = std::max(release(f, d), release(b, d));
+      if (r <= tau || r >= alone_end) continue;
+      if (r + length < std::max(alone_end, r) + full(y)) return true;
+    }
+    return false;
+  }
+
+  // Ready ops that could start alone on d at tau, forbidden or not: the ops
+  // a wait at tau forbids.
+  void startable_at(int32_t d, int64_t tau, std::vector<int32_t>* out) const {
+    out->clear();
+    for (int32_t i : ready) {
+      if (fits(i, d) && release(i, d) <= tau) out->push_back(i);
+    }
+    std::sort(out->begin(), out->end());
   }
 
   // Whether device d can still receive work that is not startable at tau.
@@ -153,6 +259,8 @@ class State {
   }
 
   // The decision of the node: device and time; false when nothing can run.
+  // A pair never starts before its members could alone, and one of them is
+  // not forbidden, so single ops give the earliest time.
   bool decide(int32_t* device, int64_t* tau) const {
     int32_t best_d = -1;
     int64_t best_t = kInf;
@@ -176,52 +284,91 @@ class State {
     return best_d >= 0;
   }
 
-  void start_op(int32_t i, int32_t d, int64_t tau) {
-    const PlanOp& op = g_.ops[i];
+  // Starts op i alone (b < 0) or F i with B b and b's W as a pair, on d at tau.
+  void start_slot(int32_t i, int32_t b, int32_t d, int64_t tau) {
     Entry e;
-    e.op = i;
+    e.members[0] = i;
+    e.count = 1;
+    int64_t length = g_.ops[i].duration;
+    if (b >= 0) {
+      e.members[1] = b;
+      e.members[2] = g_.ops[b].weight;
+      e.count = 3;
+      length = g_.pair_length(i, b);
+    }
     e.device = d;
     e.prev_now = now;
     e.prev_free = free_at[d];
     e.prev_makespan = makespan;
+    e.prev_end_tail = end_tail;
     e.forbid_size = static_cast<int32_t>(forbid[d].size());
-    e.placed = group_device[op.group] < 0;
     saved_forbid_.insert(saved_forbid_.end(), forbid[d].begin(), forbid[d].end());
     forbid[d].clear();
-    if (e.placed) {
-      group_device[op.group] = d;
-      level[d] += g_.groups[op.group].mem_static;
-      ++groups_on[d];
-      left_on[d] += g_.group_ops_begin[op.group + 1] - g_.group_ops_begin[op.group];
-      for (int32_t a : g_.groups[op.group].devices) --unplaced_allowed[a];
-    }
     now = tau;
-    start[i] = tau;
-    free_at[d] = tau + op.duration;
-    makespan = std::max(makespan, tau + op.duration);
-    level[d] += op.mem_net;
-    group_level[op.group] += op.mem_net;
-    if (op.mem_net > 0) --raises_left[op.group];
-    --left_on[d];
-    ++scheduled;
-    remove_ready(i);
-    if (symmetry_ && op.sym_class >= 0) {
-      ++next_rank[op.sym_class];
-      const auto& m = members_[op.sym_class];
-      if (op.sym_rank + 1 < static_cast<int32_t>(m.size()) && is_ready(m[op.sym_rank + 1])) {
-        add_ready(m[op.sym_rank + 1]);
+    free_at[d] = tau + length;
+    makespan = std::max(makespan, tau + length);
+    for (int32_t k = 0; k < e.count; ++k) {
+      const int32_t m = e.members[k];
+      const PlanOp& op = g_.ops[m];
+      e.placed[k] = group_device[op.group] < 0;
+      if (e.placed[k]) {
+        group_device[op.group] = d;
+        level[d] += g_.groups[op.group].mem_static;
+        ++groups_on[d];
+        left_on[d] += g_.group_ops_begin[op.group + 1] - g_.group_ops_begin[op.group];
+        for (int32_t a : g_.groups[op.group].devices) --unplaced_allowed[a];
+        load_left[d] += group_load(op.group);
+      }
+      start[m] = tau;
+      end_at[m] = tau + length;
+      load_left[d] -= g_.load[m];
+      end_tail = std::max(end_tail, tau + length + g_.tail[m]);
+      level[d] += op.mem_net;
+      group_level[op.group] += op.mem_net;
+      if (op.mem_net > 0) --raises_left[op.group];
+      --left_on[d];
+      ++scheduled;
+      if (ready_pos[m] >= 0) remove_ready(m);
+    }
+    if (b >= 0) {
+      partner[i] = b;
+      partner[b] = i;
+      partner[e.members[2]] = i;
+    }
+    // Classes: the next rank skips members already started (a W run early
+    // in a pair).
+    for (int32_t k = 0; k < e.count; ++k) {
+      const int32_t c = g_.ops[e.members[k]].sym_class;
+      e.prev_rank[k] = -1;
+      if (!symmetry_ || c < 0) continue;
+      e.prev_rank[k] = next_rank[c];
+      const auto& m = members_[c];
+      while (next_rank[c] < static_cast<int32_t>(m.size()) && start[m[next_rank[c]]] != kUnset) {
+        ++next_rank[c];
       }
     }
-    for (int32_t k = g_.succ_begin[i]; k < g_.succ_begin[i + 1]; ++k) {
-      const int32_t j = g_.arcs[g_.succ_arc[k]].to;
-      if (--waiting[j] == 0 && is_ready(j)) add_ready(j);
+    for (int32_t k = 0; k < e.count; ++k) {
+      const int32_t m = e.members[k];
+      for (int32_t a = g_.succ_begin[m]; a < g_.succ_begin[m + 1]; ++a) {
+        const int32_t j = g_.arcs[g_.succ_arc[a]].to;
+        if (--waiting[j] == 0 && is_ready(j) && ready_pos[j] < 0) add_ready(j);
+      }
+    }
+    for (int32_t k = 0; k < e.count; ++k) {
+      const int32_t c = g_.ops[e.members[k]].sym_class;
+      if (e.prev_rank[k] < 0 || next_rank[c] == e.prev_rank[k] ||
+          next_rank[c] >= static_cast<int32_t>(members_[c].size())) {
+        continue;
+      }
+      const int32_t j = members_[c][next_rank[c]];
+      if (is_ready(j) && ready_pos[j] < 0) add_ready(j);
     }
     log_.push_back(e);
   }
 
   void wait(int32_t d, int64_t tau, const std::vector<int32_t>& ops) {
     Entry e;
-    e.op = -1;
+    e.count = 0;
     e.device = d;
     e.prev_now = now;
     e.forbid_size = static_cast<int32_t>(forbid[d].size());
@@ -235,40 +382,55 @@ class State {
     log_.pop_back();
     const int32_t d = e.device;
     now = e.prev_now;
-    if (e.op < 0) {
+    if (e.count == 0) {
       forbid[d].resize(e.forbid_size);
       return;
     }
-    const int32_t i = e.op;
-    const PlanOp& op = g_.ops[i];
-    for (int32_t k = g_.succ_begin[i]; k < g_.succ_begin[i + 1]; ++k) {
-      const int32_t j = g_.arcs[g_.succ_arc[k]].to;
-      if (ready_pos[j] >= 0) remove_ready(j);
-      ++waiting[j];
-    }
-    if (symmetry_ && op.sym_class >= 0) {
-      const auto& m = members_[op.sym_class];
-      if (op.sym_rank + 1 < static_cast<int32_t>(m.size()) && ready_pos[m[op.sym_rank + 1]] >= 0) {
-        remove_ready(m[op.sym_rank + 1]);
+    for (int32_t k = e.count - 1; k >= 0; --k) {
+      const int32_t m = e.members[k];
+      for (int32_t a = g_.succ_begin[m]; a < g_.succ_begin[m + 1]; ++a) {
+        const int32_t j = g_.arcs[g_.succ_arc[a]].to;
+        if (ready_pos[j] >= 0) remove_ready(j);
+        ++waiting[j];
       }
-      --next_rank[op.sym_class];
     }
-    start[i] = kUnset;
-    add_ready(i);
-    --scheduled;
-    ++left_on[d];
-    level[d] -= op.mem_net;
-    group_level[op.group] -= op.mem_net;
-    if (op.mem_net > 0) ++raises_left[op.group];
+    for (int32_t k = e.count - 1; k >= 0; --k) {
+      if (e.prev_rank[k] < 0) continue;
+      const int32_t c = g_.ops[e.members[k]].sym_class;
+      if (next_rank[c] != e.prev_rank[k] &&
+          next_rank[c] < static_cast<int32_t>(members_[c].size())) {
+        const int32_t j = members_[c][next_rank[c]];
+        if (ready_pos[j] >= 0) remove_ready(j);
+      }
+      next_rank[c] = e.prev_rank[k];
+    }
+    for (int32_t k = e.count - 1; k >= 0; --k) {
+      const int32_t m = e.members[k];
+      const PlanOp& op = g_.ops[m];
+      start[m] = kUnset;
+      end_at[m] = kUnset;
+      partner[m] = -1;
+      load_left[d] += g_.load[m];
+      --scheduled;
+      ++left_on[d];
+      level[d] -= op.mem_net;
+      group_level[op.group] -= op.mem_net;
+      if (op.mem_net > 0) ++raises_left[op.group];
+      if (e.placed[k]) {
+        load_left[d] -= group_load(op.group);
+        for (int32_t a : g_.groups[op.group].devices) ++unplaced_allowed[a];
+        left_on[d] -= g_.group_ops_begin[op.group + 1] - g_.group_ops_begin[op.group];
+        --groups_on[d];
+        level[d] -= g_.groups[op.group].mem_static;
+        group_device[op.group] = -1;
+      }
+    }
+    for (int32_t k = 0; k < e.count; ++k) {
+      if (is_ready(e.members[k]) && ready_pos[e.members[k]] < 0) add_ready(e.members[k]);
+    }
     free_at[d] = e.prev_free;
     makespan = e.prev_makespan;
-    if (e.placed) {
-      for (int32_t a : g_.groups[op.group].devices) ++unplaced_allowed[a];
-      left_on[d] -= g_.group_ops_begin[op.group + 1] - g_.group_ops_begin[op.group];
-      --groups_on[d];
-      level[d] -= g_.groups[op.group].mem_static;
-      group_device[op.group] = -1;
-    }
+    end_tail = e.prev_end_tail;
     forbid[d].assign(saved_forbid_.end() - e.forbid_size, saved_forbid_.end());
     saved_forbid_.resize(saved_forbid_.size() - e.forbid_size);
   }
@@ -278,6 +440,10 @@ class State {
     s.start = start;
     s.device.resize(g_.num_ops());
     for (int32_t i = 0; i < g_.num_ops(); ++i) s.device[i] = group_device[g_.ops[i].group];
+    if (g_.any_pairs &&
+        std::any_of(partner.begin(), partner.end(), [](int32_t x) { return x >= 0; })) {
+      s.partner = partner;
+    }
     s.makespan = makespan;
     return s;
   }
@@ -285,12 +451,18 @@ class State {
   bool complete() const { return scheduled == g_.num_ops(); }
 
   // The discrete part of the state, exactly: which ops started (class
-  // counters, plus flags for ops outside classes), placements and waits.
+  // counters, plus flags for ops outside classes and for class members
+  // started ahead of their rank), placements and waits.
   void key(std::vector<int32_t>* out) const {
     out->clear();
     if (symmetry_) out->insert(out->end(), next_rank.begin(), next_rank.end());
     for (int32_t i = 0; i < g_.num_ops(); ++i) {
-      if (!symmetry_ || g_.ops[i].sym_class < 0) out->push_back(start[i] == kUnset ? 0 : 1);
+      const PlanOp& op = g_.ops[i];
+      if (!symmetry_ || op.sym_class < 0) {
+        out->push_back(start[i] == kUnset ? 0 : 1);
+      } else if (g_.any_pairs && op.sym_rank > next_rank[op.sym_class] && start[i] != kUnset) {
+        out->push_back(-2 - i);
+      }
     }
     out->insert(out->end(), group_device.begin(), group_device.end());
     for (const auto& f : forbid) {
@@ -303,7 +475,8 @@ class State {
   const std::vector<std::vector<int32_t>>& members_;
   const std::vector<int32_t>& twin_;
   bool symmetry_;
-  std::vector<int64_t> start;
+  std::vector<int64_t> start, end_at;
+  std::vector<int32_t> partner;
   std::vector<int32_t> waiting;
   std::vector<int32_t> next_rank;
   std::vector<int32_t> group_device;
@@ -317,29 +490,36 @@ class State {
   // Dive heuristic against memory deadlocks: a raise on d must leave room
   // for one raise of every other group on d that holds nothing yet and has
   // raises to run, so that no group (no direction, no chunk) is starved
-  // while the others wait for it.
-  bool leaves_room(int32_t i, int32_t d) const {
+  // while the others wait for it. A pair counts with its members' total.
+  bool leaves_room(int32_t i, int32_t b, int32_t d) const {
     const PlanOp& op = g_.ops[i];
-    if (op.mem_net <= 0 || g_.mem_cap[d] >= kInf) return true;
+    int64_t net = op.mem_net;
+    if (b >= 0) net += g_.ops[b].mem_net + g_.ops[g_.ops[b].weight].mem_net;
+    if (net <= 0 || g_.mem_cap[d] >= kInf) return true;
     int64_t reserve = 0;
     for (int32_t gr = 0; gr < g_.num_groups(); ++gr) {
       if (gr == op.group || group_device[gr] != d) continue;
       if (group_level[gr] == 0 && raises_left[gr] > 0) reserve += min_raise[gr];
     }
-    return level[d] + op.mem_net + reserve <= g_.mem_cap[d];
+    return level[d] + net + reserve <= g_.mem_cap[d];
   }
   std::vector<std::vector<int32_t>> forbid;
   std::vector<int32_t> ready, ready_pos;
+  std::vector<int64_t> load_left;  // per device: loads of its placed ops not started
   int64_t now = 0;
   int32_t scheduled = 0;
   int64_t makespan = 0;
+  int64_t end_tail = 0;  // the largest end + tail of a started op
 
  private:
   struct Entry {
-    int32_t op = -1, device = 0;
-    int64_t prev_now = 0, prev_free = 0, prev_makespan = 0;
+    int32_t members[3] = {-1, -1, -1};
+    int32_t count = 0;  // 0: a wait
+    int32_t prev_rank[3] = {-1, -1, -1};
+    bool placed[3] = {false, false, false};
+    int32_t device = 0;
+    int64_t prev_now = 0, prev_free = 0, prev_makespan = 0, prev_end_tail = 0;
     int32_t forbid_size = 0;
-    bool placed = false;
   };
   void add_ready(int32_t i) {
     ready_pos[i] = static_cast<int32_t>(ready.size());
@@ -441,25 +621,40 @@ struct ScheduleSearch::Impl {
     }
   }
 
-  // Children of the node at (d, tau) in the order to try them.
+  // Children of the node at (d, tau) in the order to try them: single ops,
+  // overlapped pairs, and waiting. `startable` gets the ops a wait forbids.
   void children(State& s, int32_t d, int64_t tau, int32_t rule, double noise, Rng* rng,
                 std::vector<Child>* out, std::vector<int32_t>* startable) {
-    startable->clear();
-    for (int32_t i : s.ready) {
-      if (s.may_run(i, d) && s.release(i, d) <= tau) startable->push_back(i);
-    }
-    std::sort(startable->begin(), startable->end());
+    s.startable_at(d, tau, startable);
     const size_t first = out->size();
+    auto jitter = [&](int32_t i) {
+      return noise > 0 && rng ? noise * rng->unit() * static_cast<double>(g.tail[i] + 1) : 0.0;
+    };
     for (int32_t i : *startable) {
+      if (s.forbidden(i, d)) continue;
       // Ops that would starve another group of memory go last (see
       // State::leaves_room), whatever the rule.
-      double key = priority(s, i, d, rule) + (s.leaves_room(i, d) ? 1e15 : 0.0);
-      if (noise > 0 && rng) key += noise * rng->unit() * static_cast<double>(g.tail[i] + 1);
-      out->push_back({i, key});
+      double key = priority(s, i, d, rule) + (s.leaves_room(i, -1, d) ? 1e15 : 0.0);
+      out->push_back({i, -1, key + jitter(i)});
+    }
+    if (g.any_pairs) {
+      // A pair runs an F with a full backward for less than the three take
+      // in sequence; it goes before its members alone (rule 1 aside, which
+      // frees memory first).
+      for (int32_t f : *startable) {
+        if (!g.pairable[f] || g.ops[f].kind != PlanKind::kForward) continue;
+        for (int32_t b : *startable) {
+          if (!g.pairable[b] || g.ops[b].kind != PlanKind::kBackward) continue;
+          if (!s.may_pair(f, b, d)) continue;
+          const double key = std::max(priority(s, f, d, rule), priority(s, b, d, rule)) +
+                             (rule == 1 ? 0.0 : 1e12) + (s.leaves_room(f, b, d) ? 1e15 : 0.0);
+          out->push_back({f, b, key + jitter(f)});
+        }
+      }
     }
     std::stable_sort(out->begin() + first, out->end(),
                      [](const Child& a, const Child& b) { return a.key > b.key; });
-    if (s.may_get_more(d, tau)) out->push_back({-1, -1e300});
+    if (s.may_get_more(d, tau)) out->push_back({-1, -1, -1e300});
   }
 
   std::vector<int32_t> startable_buf;
@@ -479,28 +674,44 @@ struct ScheduleSearch::Impl {
     int32_t d;
     int64_t tau;
     if (!s.decide(&d, &tau)) return 0;
-    const int64_t saved_now = s.now;
-    s.now = tau;
-    PartialState ps{&s.start, &s.group_device, &s.free_at, &s.level, tau};
-    int64_t bound = partial_bound(g, ps, &scratch);
-    s.now = saved_now;
-    if (!stack.empty()) bound = std::max(bound, stack.back().bound);
-    if (bound >= upper) {
-      ++bound_prunes;
-      return 0;
-    }
-    if (config.dominance && dominated(s, tau)) {
-      ++dominance_prunes;
-      return 0;
-    }
     Frame f;
     f.device = d;
     f.tau = tau;
-    f.bound = bound;
     f.child_begin = arena.size();
     children(s, d, tau, config.rule, config.noise, &order_rng, &arena, &startable_buf);
     f.child_end = arena.size();
     f.next = f.child_begin;
+    const int64_t parent = stack.empty() ? root : stack.back().bound;
+    if (f.child_end - f.child_begin == 1) {
+      // A forced step (one child, no wait): nothing to choose, so no bound
+      // or dominance test beyond the makespan so far. Long forced stretches
+      // (the kept ops of a neighbourhood search) stay cheap.
+      f.bound = std::max(parent, s.makespan);
+      if (f.bound >= upper) {
+        arena.resize(f.child_begin);
+        ++bound_prunes;
+        return 0;
+      }
+      stack.push_back(f);
+      return 0;
+    }
+    int64_t bound = 0;
+    if (config.cheap_bound) {
+      bound = s.cheap_bound(tau);
+    } else {
+      const int64_t saved_now = s.now;
+      s.now = tau;
+      PartialState ps{&s.start, &s.end_at, &s.group_device, &s.free_at, &s.level, tau};
+      bound = partial_bound(g, ps, &scratch);
+      s.now = saved_now;
+    }
+    bound = std::max(bound, parent);
+    if (bound >= upper || (config.dominance && dominated(s, tau))) {
+      arena.resize(f.child_begin);
+      ++(bound >= upper ? bound_prunes : dominance_prunes);
+      return 0;
+    }
+    f.bound = bound;
     stack.push_back(f);
     return 0;
   }
@@ -519,7 +730,7 @@ struct ScheduleSearch::Impl {
         if (s.start[a.to] == kUnset) max_delay = std::max(max_delay, a.delay);
       }
       if (max_delay < 0) continue;
-      out->push_back(std::max(s.start[i] + g.ops[i].duration, tau - max_delay));
+      out->push_back(std::max(s.end_at[i], tau - max_delay));
     }
   }
 
@@ -575,14 +786,9 @@ struct ScheduleSearch::Impl {
       }
       const Child c = arena[f.next++];
       if (c.op >= 0) {
-        dfs->start_op(c.op, f.device, f.tau);
+        dfs->start_slot(c.op, c.partner, f.device, f.tau);
       } else {
-        startable_buf.clear();
-        for (int32_t i : dfs->ready) {
-          if (dfs->may_run(i, f.device) && dfs->release(i, f.device) <= f.tau) {
-            startable_buf.push_back(i);
-          }
-        }
+        dfs->startable_at(f.device, f.tau, &startable_buf);
         dfs->wait(f.device, f.tau, startable_buf);
       }
       f.applied = true;
@@ -619,18 +825,24 @@ struct ScheduleSearch::Impl {
       // A dive waits only when every startable op would starve another
       // group of memory and something else may still come to d.
       if (kids.empty() || kids.front().op < 0) break;
-      int32_t pick = -1;
+      const Child* pick = nullptr;
       for (const Child& c : kids) {
-        if (c.op >= 0 && s.leaves_room(c.op, d)) {
-          pick = c.op;
+        if (c.op >= 0 && s.leaves_room(c.op, c.partner, d)) {
+          pick = &c;
           break;
         }
       }
-      if (pick < 0 && kids.back().op < 0) {
+      if (!pick && kids.back().op < 0) {
         s.wait(d, tau, startable);
         continue;
       }
-      s.start_op(pick >= 0 ? pick : kids.front().op, d, tau);
+      if (!pick) pick = &kids.front();
+      if (rule != 1 && pick->partner < 0 && g.any_pairs && g.pairable[pick->op] &&
+          kids.back().op < 0 && s.pair_soon(pick->op, d, tau)) {
+        s.wait(d, tau, startable);
+        continue;
+      }
+      s.start_slot(pick->op, pick->partner, d, tau);
       if (s.makespan >= upper) break;
     }
     *used = steps;

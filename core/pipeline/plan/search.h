@@ -35,6 +35,11 @@ struct SearchConfig {
   int32_t rule = 0;
   double noise = 0.0;
   uint64_t seed = 1;
+  // Bounds at branching nodes: the full bounds of plan/bound.h, or (cheap)
+  // only the ends and tails of started and ready ops and each device's
+  // remaining load, kept up to date as ops start (neighbourhood searches,
+  // where most ops are tied and nodes must be cheap).
+  bool cheap_bound = false;
 };
 
 class ScheduleSearch {
