@@ -44,7 +44,7 @@ for (const file of PROBLEMS) {
   test(`every schedule on ${path.basename(file)}: the module's schedule JSON is the CLI's`, () => {
     const problem = text(file);
     const list = JSON.parse(M.pipelineSchedules(problem));
-    assert.equal(list.length, 10);
+    assert.equal(list.length, 14);  // the published schedules, PyTorch's four orders, list
     let compared = 0;
     for (const {name, applicable, reason} of list) {
       const got = M.pipelineSimulate(problem, name);
@@ -88,7 +88,9 @@ test('compare, normalize and the schedule list agree with the CLI', () => {
 test('exports and CSV import agree with the CLI', () => {
   const file = path.join(EXAMPLES, 'uniform_4x8.json');
   const problem = text(file);
-  for (const name of ['1F1B', 'ZB-H1', 'Interleaved1F1B', 'ZBV', 'DualPipeV']) {
+  for (const name
+           of ['1F1B', 'ZB-H1', 'Interleaved1F1B', 'ZBV', 'DualPipeV', 'torch:Interleaved1F1B',
+               'torch:InterleavedZeroBubble', 'torch:ZBVZeroBubble', 'torch:DualPipeV']) {
     const schedule = M.pipelineSimulate(problem, name);
     const csvFile = path.join(tmp, `${name}.csv`);
     const traceFile = path.join(tmp, `${name}.trace.json`);
@@ -104,8 +106,11 @@ test('exports and CSV import agree with the CLI', () => {
       JSON.parse(
           M.pipelineExport(text(dual), M.pipelineSimulate(text(dual), 'DualPipe'), 'pytorch-csv')),
       {
-        error: 'the PyTorch schedule CSV has one direction; DualPipe runs two parameter copies ' +
-            'in opposite directions and cannot be written in it'
+        error: 'the PyTorch schedule CSV cannot hold DualPipe: it runs two parameter copies in ' +
+            'opposite directions (micro-batches 0..9 through copy 0, 10..19 through copy 1, so ' +
+            'each stage sits on two devices), while PyTorch runs every micro-batch through ' +
+            'every stage and each stage on one rank; torch:DualPipeV, DualPipe cut in half onto ' +
+            'a V, is the form PyTorch runs'
       });
   assert.match(
       M.pipelineExport(problem, M.pipelineSimulate(problem, '1F1B'), 'svg'),
