@@ -16,6 +16,7 @@
 
 #include "core/cli/commands.h"
 #include "core/pipeline/export.h"
+#include "core/pipeline/memory.h"
 #include "core/pipeline/numbers.h"
 #include "core/pipeline/pipeline.h"
 #include "core/pipeline/planner.h"
@@ -39,6 +40,11 @@ const char* kPipelineUsage =
     "  --mem-cap K        memory cap per device (activations + parameters)\n"
     "  --act A --keep K --param X  activation per micro-batch, the part kept until\n"
     "                     W, parameter memory per copy (defaults 1, 0, 0)\n"
+    "  --transformer h=H,s=S,a=A[,b=B,t=T,layers=L,bytes_per_param=N]\n"
+    "                     act, keep and param in bytes from a transformer layer (hidden\n"
+    "                     size, sequence length, heads, sequences per micro-batch,\n"
+    "                     tensor parallelism, layers per device, 16 bytes a parameter);\n"
+    "                     --mem-cap is then in bytes\n"
     "  --chunks V         model chunks per device for Interleaved1F1B (default 2)\n"
     "  --placement NAME   linear, interleaved, v-shape, bidirectional or free\n"
     "\n"
@@ -163,6 +169,11 @@ int parse_args(const std::vector<std::string>& args, Args* a) {
       code = real(&a->flags.keep);
     } else if (arg == "--param") {
       code = real(&a->flags.param);
+    } else if (arg == "--transformer") {
+      if (!value(&v)) return need();
+      Result<TransformerSpec> t = parse_transformer(v);
+      if (!t.is_ok()) return usage_error(t.status().message());
+      a->flags.transformer = t.value();
     } else if (arg == "--placement") {
       code = text(&a->flags.placement);
     } else if (arg == "--schedule") {

@@ -11,6 +11,7 @@
 // record (each takes at least 3 bytes and a separator in the text: at most
 // 9 bytes of memory per input byte), an empty cell costs nothing but a count.
 #include <algorithm>
+#include <cstdio>
 #include <deque>
 #include <map>
 
@@ -29,14 +30,33 @@ struct CellAct {
   uint32_t step = 0;
 };
 
-// A cell's text for messages: as written, shortened beyond 40 bytes.
+// A cell's text for messages: as written, on one line (control characters
+// escaped, a quoted cell can hold line breaks), shortened beyond 40 bytes.
 std::string quoted(std::string_view cell) {
-  if (cell.size() > 40) {
-    size_t cut = 37;
-    while (cut > 0 && (static_cast<unsigned char>(cell[cut]) & 0xC0) == 0x80) --cut;
-    return "\"" + std::string(cell.substr(0, cut)) + "...\"";
+  const bool cut = cell.size() > 40;
+  if (cut) {
+    size_t at = 37;
+    while (at > 0 && (static_cast<unsigned char>(cell[at]) & 0xC0) == 0x80) --at;
+    cell = cell.substr(0, at);
   }
-  return "\"" + std::string(cell) + "\"";
+  std::string out = "\"";
+  for (char c : cell) {
+    const unsigned char u = static_cast<unsigned char>(c);
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (u < 0x20 || u == 0x7F) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\x%02X", u);
+      out += hex;
+    } else {
+      out += c;
+    }
+  }
+  return out + (cut ? "...\"" : "\"");
 }
 
 std::string_view trim(std::string_view s) {

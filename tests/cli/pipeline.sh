@@ -97,7 +97,7 @@ check "planner option without --plan" "shardlab: pipeline: --seed is a planner o
 check "unknown option" "shardlab: pipeline: unknown option --frobnicate" \
   "$("$shardlab" pipeline --stages 2 --microbatches 2 --frobnicate 1 2>&1 | head -n 1)"
 check "share flags on an operator graph" \
-  "shardlab: pipeline: --F, --B, --W, --FB, --act, --keep and --param set a uniform problem; $examples/moe_layer.json lists its operators" \
+  "shardlab: pipeline: --F, --B, --W, --FB, --act, --keep, --param and --transformer set a uniform problem; $examples/moe_layer.json lists its operators" \
   "$("$shardlab" pipeline "$examples/moe_layer.json" --F 2 2>&1 | head -n 1)"
 "$shardlab" pipeline missing.json 2>err.txt
 check "unreadable file exit" 4 $?
@@ -117,7 +117,8 @@ check "table device 1" "     1         24            9            6          3  
 # ---- the schedule JSON of every schedule on the examples, re-checked ----
 written=0
 for problem in "$examples"/*.json; do
-  for schedule in GPipe 1F1B Interleaved1F1B ZB-H1 ZB-H2 ZBV DualPipe DualPipeV Chimera list; do
+  for schedule in GPipe 1F1B Interleaved1F1B ZB-H1 ZB-H2 ZBV DualPipe DualPipeV Chimera list \
+      torch:Interleaved1F1B torch:InterleavedZeroBubble torch:ZBVZeroBubble torch:DualPipeV; do
     "$shardlab" pipeline "$problem" --schedule "$schedule" --json > s.json 2>err.txt
     code=$?
     if [ $code -eq 0 ]; then
@@ -130,7 +131,7 @@ for problem in "$examples"/*.json; do
     fi
   done
 done
-check "schedules written and re-checked" 22 "$written"
+check "schedules written and re-checked" 39 "$written"
 # Uniform problems with delays, caps, keep and parameters too.
 for flags in "--stages 4 --microbatches 8 --comm 0.5" "--stages 6 --microbatches 12 --F 1 --B 2 --W 1 --keep 0.5 --param 1" \
   "--stages 4 --microbatches 16 --F 2 --B 3 --W 1 --FB 4 --comm 0.25 --chunks 4" "--stages 8 --microbatches 16 --mem-cap 9"; do
@@ -325,6 +326,27 @@ check "--check of an edited schedule" "shardlab: pipeline: 1F1B is not a valid s
 "$shardlab" pipeline "$examples/two_towers.json" --normalize > normalized.json
 check "normalize round trip" "$("$shardlab" pipeline "$examples/two_towers.json" --json)" \
   "$("$shardlab" pipeline normalized.json --json)"
+
+# ---- memory from a transformer layer (bytes) ----
+"$shardlab" pipeline "$examples/transformer_memory.json" --normalize > normalized.json
+check "transformer normalize round trip" "$("$shardlab" pipeline "$examples/transformer_memory.json" --compare --json)" \
+  "$("$shardlab" pipeline normalized.json --compare --json)"
+check "transformer defaults" "3825205248 1073741824 12888309760" "$(python3 -c "
+import json; p = json.load(open('normalized.json')); print(p['act'], p['keep'], p['param'])")"
+check "transformer flag = file" "$("$shardlab" pipeline "$examples/transformer_memory.json" --compare --json)" \
+  "$("$shardlab" pipeline --stages 8 --microbatches 20 --FB 3 --transformer h=4096,s=2048,a=32,layers=4 --mem-cap 64e9 --compare --json)"
+check "transformer: memory columns (act x M_B, param x stage copy)" \
+  "1F1B 8.0 1.0; ZB-H1 8.0 1.0; ZB-H2 15.0 1.0; DualPipe 9.0 2.0" "$(for s in 1F1B ZB-H1 ZB-H2 DualPipe; do
+  "$shardlab" pipeline --stages 8 --microbatches 20 --FB 3 --transformer h=4096,s=2048,a=32,layers=4 --schedule "$s" --json
+done | python3 -c "
+import json, sys
+out = []
+for line in sys.stdin:
+    s = json.loads(line)
+    out.append('%s %.1f %.1f' % (s['name'], max(s['peak_activation']) / s['problem']['act'], max(s['peak_parameter']) / s['problem']['param']))
+print('; '.join(out))")"
+check "transformer flag error" "shardlab: pipeline: --transformer: unknown key 'heads' (h, s, b, a, t, layers, bytes_per_param)" \
+  "$("$shardlab" pipeline --stages 8 --microbatches 20 --transformer h=4096,s=2048,heads=32 2>&1 | head -n 1)"
 
 # ---- --plan (the planner facade) ----
 "$shardlab" pipeline --stages 4 --microbatches 4 --placement linear --plan --time-limit 5 --json > planned.json 2>/dev/null

@@ -275,6 +275,11 @@ TEST_CASE("pipeline torch: the reader's messages") {
   CHECK(error("0F0,9F0\r\n1F0\r\n") ==
         "s.csv:1:5 (rank 0, step 1): \"9F0\" names stage 9, so the schedule has stages 0..9, but "
         "no cell runs stage 2");
+  // A quoted cell may hold line breaks; the message stays on one line.
+  CHECK(error("\"1\r\n\x01"
+              "F\"\r\n") ==
+        "s.csv:1:1 (rank 0, step 0): \"1\\r\\n\\x01F\": expected an action such as 2F0, 1I3, 0W3, "
+        "1B2 (B: a full backward) or (0F4;3B1)OVERLAP_F_B");
   CHECK(error("0F0,0F1,0BW0\r\n1F0\r\n") ==
         "s.csv:1:9 (rank 0, step 2): \"0BW0\": not an action in PyTorch's vocabulary since 2.5 (F, "
         "I = input gradient, W, B = full backward); older releases wrote BW for a full backward "

@@ -117,6 +117,19 @@ test('exports and CSV import agree with the CLI', () => {
       /unknown export format 'svg'/);
 });
 
+test('a compute_comms CSV imports as in the CLI', () => {
+  const file = path.join(EXAMPLES, 'uniform_4x8.json');
+  for (const name of ['torch:InterleavedZeroBubble', 'torch:DualPipeV', 'ZB-H1']) {
+    const csvFile = path.join(tmp, `${name.replace(':', '_')}.comms.csv`);
+    assert.equal(
+        cli(file, '--schedule', name, '--csv', csvFile, '--csv-format', 'compute_comms').code, 0);
+    assert.match(text(csvFile), /SEND_F/);
+    assert.equal(
+        M.pipelineImportCsv(text(file), text(csvFile), csvFile),
+        cli(file, '--import-csv', csvFile, '--json').stdout.trimEnd());
+  }
+});
+
 test('a bad CSV gets the same cell-precise message', () => {
   const file = path.join(tmp, 'two.json');
   fs.writeFileSync(file, JSON.stringify({devices: 2, microbatches: 2}));
@@ -124,6 +137,9 @@ test('a bad CSV gets the same cell-precise message', () => {
     'bad_action.csv': '0F0,0F1,0B0,0B1\n1F0,1X0,1F1,1B1\n',
     'deadlock.csv': '0F0,0B0,0F1,0B1\n1B0,1F0,1F1,1B1\n',
     'short.csv': '0F0,0F1,0B0,0B1\n1F0,1B0,1F1\n',
+    'header.csv': 'rank 0,rank 1\n0F0,0F1,0B0,0B1\n1F0,1B0,1F1,1B1\n',
+    'stage9.csv': '0F0,9F1,0B0,0B1\n1F0,1B0,1F1,1B1\n',
+    'non_ascii.csv': '0F0,0F1,0B0,0B1\n1F0,1B0,1F1,1\u00e9\n',
   };
   for (const [name, csv] of Object.entries(cases)) {
     const csvFile = path.join(tmp, name);
@@ -171,6 +187,19 @@ test('pipelineProblemFromFlags builds the problem the CLI builds from the same f
       [
         '--stages', '4', '--microbatches', '8', '--comm', '0.5', '--keep', '0.5', '--param', '1',
         '--chunks', '4', '--placement', 'v-shape'
+      ]
+    ],
+    [
+      {
+        stages: 8,
+        microbatches: 20,
+        FB: 3,
+        mem_cap: 64e9,
+        transformer: {h: 4096, s: 2048, a: 32, t: 2, layers: 4}
+      },
+      [
+        '--stages', '8', '--microbatches', '20', '--FB', '3', '--mem-cap', '64e9', '--transformer',
+        'h=4096,s=2048,a=32,t=2,layers=4'
       ]
     ],
   ];
