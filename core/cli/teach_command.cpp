@@ -127,7 +127,7 @@ int teach_command(const std::vector<std::string>& args) {
   }
   catch_interrupts();
   Result<teach::Session> session =
-      teach::solve_model(model.value(), generate, options, interrupt_flag());
+      teach::solve_model(model.value(), generate, options, nullptr, interrupt_flag());
   if (!session.is_ok()) return fail(kExitBadInput, session.status().message());
   const teach::Generated& gen = session.value().gen;
   if (!emit_path.empty()) {
