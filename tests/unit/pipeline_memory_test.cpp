@@ -10,6 +10,7 @@
 
 #include "core/pipeline/memory.h"
 #include "core/pipeline/pipeline.h"
+#include "helpers.h"
 
 namespace shardlab::pipeline {
 namespace {
@@ -145,6 +146,47 @@ TEST_CASE("pipeline memory: a cap in bytes") {
   CHECK(run_schedule(problem, "ZB-H1").value().check.valid);
   CHECK_FALSE(run_schedule(problem, "DualPipe").value().check.valid);
   CHECK_FALSE(run_schedule(problem, "ZB-H2").value().check.valid);
+}
+
+// The README's table: examples/pipeline/transformer_memory.json (8 devices,
+// 20 micro-batches, 4 layers of h 4096, s 2048, 32 heads a device, 64 GB),
+// peaks in bytes, and which schedules the cap admits.
+TEST_CASE("pipeline memory: the README's table in bytes") {
+  const std::string file = test::source_path("examples/pipeline/transformer_memory.json");
+  Result<Problem> read = read_problem_json("transformer_memory.json", test::read_bytes(file));
+  REQUIRE_MESSAGE(read.is_ok(), read.status().message());
+  const Problem& problem = read.value();
+  CHECK(problem.stages[0].act == 3825205248.0);
+  CHECK(problem.stages[0].keep == 1073741824.0);
+  CHECK(problem.stages[0].param == 12888309760.0);
+  struct Row {
+    const char* name;
+    double activation_bytes, parameter_bytes;
+    bool fits;
+  };
+  for (const Row& row : {Row{"GPipe", 76504104960.0, 12888309760.0, false},
+                         Row{"1F1B", 30601641984.0, 12888309760.0, true},
+                         Row{"ZB-H1", 30601641984.0, 12888309760.0, true},
+                         Row{"ZB-H2", 57378078720.0, 12888309760.0, false},
+                         Row{"ZBV", 30601641984.0, 12888309760.0, true},
+                         Row{"DualPipe", 34426847232.0, 25776619520.0, true}}) {
+    INFO(row.name);
+    Result<ScheduleResult> s = run_schedule(problem, row.name);
+    REQUIRE(s.is_ok());
+    const Expansion& e = s.value().expansion;
+    const Metrics& m = s.value().metrics;
+    CHECK(e.mem_value(*std::max_element(m.peak_activation.begin(), m.peak_activation.end())) ==
+          row.activation_bytes);
+    CHECK(e.mem_value(*std::max_element(m.peak_parameter.begin(), m.peak_parameter.end())) ==
+          row.parameter_bytes);
+    CHECK(s.value().check.valid == row.fits);
+  }
+  // ZB-H1's second device holds (p - i + 1) M_B + (i - 1) M_W with i = 2,
+  // as the zero-bubble paper says: the part kept until W shows.
+  Result<ScheduleResult> zb = run_schedule(problem, "ZB-H1");
+  REQUIRE(zb.is_ok());
+  CHECK(zb.value().expansion.mem_value(zb.value().metrics.peak_activation[1]) ==
+        7 * 3825205248.0 + 1073741824.0);
 }
 
 }  // namespace
