@@ -324,12 +324,14 @@ void print_table(const ScheduleResult& s) {
   const Metrics& m = s.metrics;
   std::printf("%s on %s\n", s.name.c_str(), describe_problem(s).c_str());
   std::printf("makespan %s\n", time_text(e, m.makespan).c_str());
-  std::printf("%6s %10s %12s %12s %10s %10s\n", "device", "busy", "idle global", "idle span",
-              "peak act", "peak param");
+  // Memory in bytes (a transformer layer's, memory.h) needs wider columns.
+  const int mem_width = s.problem.transformer ? 12 : 10;
+  std::printf("%6s %10s %12s %12s %*s %*s\n", "device", "busy", "idle global", "idle span",
+              mem_width, "peak act", mem_width, "peak param");
   for (int32_t d = 0; d < e.devices; ++d) {
-    std::printf("%6d %10s %12s %12s %10s %10s\n", d, time_text(e, m.busy[d]).c_str(),
+    std::printf("%6d %10s %12s %12s %*s %*s\n", d, time_text(e, m.busy[d]).c_str(),
                 time_text(e, m.global_idle[d]).c_str(), time_text(e, m.span_idle[d]).c_str(),
-                mem_text(e, m.peak_activation[d]).c_str(),
+                mem_width, mem_text(e, m.peak_activation[d]).c_str(), mem_width,
                 mem_text(e, m.peak_parameter[d]).c_str());
   }
   std::printf("%6s %10s %12s %12s\n", "total", time_text(e, m.total_busy()).c_str(),
@@ -432,16 +434,18 @@ int compare_command(const Args& a, const Problem& problem) {
                (s.closed->holds ? (simulated == s.closed->value ? "(holds)" : "(holds, differs)")
                                 : "(n/a)");
     }
+    // Memory in bytes (a transformer layer's, memory.h) needs wider columns.
+    const int act_width = problem.transformer ? 12 : 8, param_width = problem.transformer ? 12 : 9;
     if (!header) {
-      std::printf("%-28s %9s %11s %9s %8s %9s  %-40s %s\n", "schedule", "makespan", "idle global",
-                  "idle span", "peak act", "peak param", "closed form (bubble per device)",
-                  "check");
+      std::printf("%-28s %9s %11s %9s %*s %*s  %-40s %s\n", "schedule", "makespan", "idle global",
+                  "idle span", act_width, "peak act", param_width, "peak param",
+                  "closed form (bubble per device)", "check");
       header = true;
     }
-    std::printf("%-28s %9s %11s %9s %8s %9s  %-40s %s\n", s.name.c_str(),
+    std::printf("%-28s %9s %11s %9s %*s %*s  %-40s %s\n", s.name.c_str(),
                 time_text(e, m.makespan).c_str(), time_text(e, max_of(m.global_idle)).c_str(),
-                time_text(e, max_of(m.span_idle)).c_str(),
-                mem_text(e, max_of(m.peak_activation)).c_str(),
+                time_text(e, max_of(m.span_idle)).c_str(), act_width,
+                mem_text(e, max_of(m.peak_activation)).c_str(), param_width,
                 mem_text(e, max_of(m.peak_parameter)).c_str(), closed.c_str(),
                 s.check.valid ? "valid" : ("INVALID: " + s.check.violations[0]).c_str());
   }
