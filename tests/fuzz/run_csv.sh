@@ -16,7 +16,7 @@ if ! command -v clang++-14 >/dev/null 2>&1 ||
 fi
 mkdir -p "$out/csv_corpus" "$out/deps-include"
 ln -sfn /usr/include/nlohmann "$out/deps-include/nlohmann"
-sources=(tests/fuzz/csv_fuzz.cpp core/json_doc.cpp)
+sources=(tests/fuzz/csv_fuzz.cpp core/json_doc.cpp core/progress.cpp core/options_table.cpp)
 for f in core/pipeline/*.cpp; do
   case "$f" in core/pipeline/planner.cpp) ;; *) sources+=("$f") ;; esac
 done
