@@ -16,6 +16,7 @@
 
 #include "core/cli/commands.h"
 #include "core/pipeline/export.h"
+#include "core/pipeline/memory.h"
 #include "core/pipeline/numbers.h"
 #include "core/pipeline/pipeline.h"
 #include "core/pipeline/planner.h"
@@ -39,19 +40,27 @@ const char* kPipelineUsage =
     "  --mem-cap K        memory cap per device (activations + parameters)\n"
     "  --act A --keep K --param X  activation per micro-batch, the part kept until\n"
     "                     W, parameter memory per copy (defaults 1, 0, 0)\n"
+    "  --transformer h=H,s=S,a=A[,b=B,t=T,layers=L,bytes_per_param=N]\n"
+    "                     act, keep and param in bytes from a transformer layer (hidden\n"
+    "                     size, sequence length, heads, sequences per micro-batch,\n"
+    "                     tensor parallelism, layers per device, 16 bytes a parameter);\n"
+    "                     --mem-cap is then in bytes\n"
     "  --chunks V         model chunks per device for Interleaved1F1B (default 2)\n"
     "  --placement NAME   linear, interleaved, v-shape, bidirectional or free\n"
     "\n"
     "action (one):\n"
     "  --schedule NAME    a published schedule (default 1F1B; list for operator\n"
     "                     graphs): GPipe 1F1B Interleaved1F1B ZB-H1 ZB-H2 ZBV\n"
-    "                     DualPipe DualPipeV Chimera list\n"
+    "                     DualPipe DualPipeV Chimera list, or PyTorch's own orders\n"
+    "                     torch:Interleaved1F1B torch:InterleavedZeroBubble\n"
+    "                     torch:ZBVZeroBubble torch:DualPipeV\n"
     "  --compare          every schedule side by side\n"
     "  --list             the schedules and whether each applies\n"
     "  --plan             the planner (exact branch and bound, anytime); with\n"
     "                     --time-limit S (default 10), --seed N and the other\n"
     "                     planner options (shardlab pipeline --plan-options)\n"
-    "  --import-csv FILE  a PyTorch pipelining schedule CSV, timed on the problem\n"
+    "  --import-csv FILE  a PyTorch pipelining schedule CSV (either form), timed on\n"
+    "                     the problem\n"
     "  --check FILE       a schedule JSON, re-timed and checked\n"
     "  --normalize        print the problem file with every default filled in\n"
     "\n"
@@ -59,7 +68,10 @@ const char* kPipelineUsage =
     "  --json             the schedule JSON instead of the table (--out FILE to\n"
     "                     write it to a file)\n"
     "  --trace FILE       Chrome trace JSON (chrome://tracing, ui.perfetto.dev)\n"
-    "  --csv FILE         PyTorch pipelining schedule CSV\n"
+    "  --csv FILE         PyTorch pipelining schedule CSV, as its _dump_csv writes it\n"
+    "  --csv-format FORM  compute_only (default) or compute_comms (lowered: UNSHARD,\n"
+    "                     RESHARD, REDUCE_GRAD, SEND/RECV); for --import-csv, the\n"
+    "                     form the file must have\n"
     "  --emit-lp FILE     the job-shop MIP as CPLEX-LP text (the planner's MIP mode)\n"
     "\n"
     "exit codes: 0 ok; 1 bad command line; 2 malformed input; 3 no valid schedule\n"
@@ -72,6 +84,7 @@ struct Args {
   std::string schedule;
   bool compare = false, list = false, plan = false, json = false, normalize = false;
   std::string out, trace, csv, import_csv, check, emit_lp;
+  std::optional<CsvFormat> csv_format;
   std::vector<std::pair<std::string, std::string>> plan_options;
 };
 
@@ -156,6 +169,11 @@ int parse_args(const std::vector<std::string>& args, Args* a) {
       code = real(&a->flags.keep);
     } else if (arg == "--param") {
       code = real(&a->flags.param);
+    } else if (arg == "--transformer") {
+      if (!value(&v)) return need();
+      Result<TransformerSpec> t = parse_transformer(v);
+      if (!t.is_ok()) return usage_error(t.status().message());
+      a->flags.transformer = t.value();
     } else if (arg == "--placement") {
       code = text(&a->flags.placement);
     } else if (arg == "--schedule") {
@@ -166,6 +184,13 @@ int parse_args(const std::vector<std::string>& args, Args* a) {
       code = text(&a->trace);
     } else if (arg == "--csv") {
       code = text(&a->csv);
+    } else if (arg == "--csv-format") {
+      if (!value(&v)) return need();
+      CsvFormat format;
+      if (!parse_csv_format(v, &format)) {
+        return usage_error("--csv-format takes compute_only or compute_comms, not '" + v + "'");
+      }
+      a->csv_format = format;
     } else if (arg == "--import-csv") {
       code = text(&a->import_csv);
     } else if (arg == "--check") {
@@ -208,6 +233,9 @@ int parse_args(const std::vector<std::string>& args, Args* a) {
     return usage_error(
         "choose one of --schedule, --compare, --list, --plan, --import-csv, --check, "
         "--normalize");
+  }
+  if (a->csv_format && a->csv.empty() && a->import_csv.empty()) {
+    return usage_error("--csv-format goes with --csv or --import-csv");
   }
   if (!a->plan_options.empty() && !a->plan && a->emit_lp.empty()) {
     return usage_error("--" + a->plan_options[0].first + " is a planner option; add --plan");
@@ -296,12 +324,14 @@ void print_table(const ScheduleResult& s) {
   const Metrics& m = s.metrics;
   std::printf("%s on %s\n", s.name.c_str(), describe_problem(s).c_str());
   std::printf("makespan %s\n", time_text(e, m.makespan).c_str());
-  std::printf("%6s %10s %12s %12s %10s %10s\n", "device", "busy", "idle global", "idle span",
-              "peak act", "peak param");
+  // Memory in bytes (a transformer layer's, memory.h) needs wider columns.
+  const int mem_width = s.problem.transformer ? 12 : 10;
+  std::printf("%6s %10s %12s %12s %*s %*s\n", "device", "busy", "idle global", "idle span",
+              mem_width, "peak act", mem_width, "peak param");
   for (int32_t d = 0; d < e.devices; ++d) {
-    std::printf("%6d %10s %12s %12s %10s %10s\n", d, time_text(e, m.busy[d]).c_str(),
+    std::printf("%6d %10s %12s %12s %*s %*s\n", d, time_text(e, m.busy[d]).c_str(),
                 time_text(e, m.global_idle[d]).c_str(), time_text(e, m.span_idle[d]).c_str(),
-                mem_text(e, m.peak_activation[d]).c_str(),
+                mem_width, mem_text(e, m.peak_activation[d]).c_str(), mem_width,
                 mem_text(e, m.peak_parameter[d]).c_str());
   }
   std::printf("%6s %10s %12s %12s\n", "total", time_text(e, m.total_busy()).c_str(),
@@ -353,7 +383,7 @@ int emit(const Args& a, const ScheduleResult& s) {
     return fail(kExitIo, a.trace + ": cannot write the trace");
   }
   if (!a.csv.empty()) {
-    Result<std::string> csv = pytorch_csv(s);
+    Result<std::string> csv = pytorch_csv(s, a.csv_format.value_or(CsvFormat::kComputeOnly));
     if (!csv.is_ok()) return fail(kExitUsage, "pipeline: --csv: " + csv.status().message());
     if (!write_text(a.csv, csv.value())) return fail(kExitIo, a.csv + ": cannot write the CSV");
   }
@@ -374,7 +404,7 @@ int emit(const Args& a, const ScheduleResult& s) {
 int list_command(const Problem& problem) {
   for (const ScheduleInfo& info : list_schedules(problem)) {
     std::printf(
-        "%-16s %s\n", info.name.c_str(),
+        "%-28s %s\n", info.name.c_str(),
         info.applicable ? info.summary.c_str() : ("not applicable: " + info.reason).c_str());
   }
   return kExitOk;
@@ -391,7 +421,7 @@ int compare_command(const Args& a, const Problem& problem) {
         info.applicable ? run_schedule(problem, info.name)
                         : Result<ScheduleResult>(Status(StatusCode::kInvalidArgument, info.reason));
     if (!run.is_ok()) {
-      std::printf("%-16s not applicable: %s\n", info.name.c_str(), run.status().message().c_str());
+      std::printf("%-28s not applicable: %s\n", info.name.c_str(), run.status().message().c_str());
       continue;
     }
     const ScheduleResult& s = run.value();
@@ -404,16 +434,18 @@ int compare_command(const Args& a, const Problem& problem) {
                (s.closed->holds ? (simulated == s.closed->value ? "(holds)" : "(holds, differs)")
                                 : "(n/a)");
     }
+    // Memory in bytes (a transformer layer's, memory.h) needs wider columns.
+    const int act_width = problem.transformer ? 12 : 8, param_width = problem.transformer ? 12 : 9;
     if (!header) {
-      std::printf("%-16s %9s %11s %9s %8s %9s  %-40s %s\n", "schedule", "makespan", "idle global",
-                  "idle span", "peak act", "peak param", "closed form (bubble per device)",
-                  "check");
+      std::printf("%-28s %9s %11s %9s %*s %*s  %-40s %s\n", "schedule", "makespan", "idle global",
+                  "idle span", act_width, "peak act", param_width, "peak param",
+                  "closed form (bubble per device)", "check");
       header = true;
     }
-    std::printf("%-16s %9s %11s %9s %8s %9s  %-40s %s\n", s.name.c_str(),
+    std::printf("%-28s %9s %11s %9s %*s %*s  %-40s %s\n", s.name.c_str(),
                 time_text(e, m.makespan).c_str(), time_text(e, max_of(m.global_idle)).c_str(),
-                time_text(e, max_of(m.span_idle)).c_str(),
-                mem_text(e, max_of(m.peak_activation)).c_str(),
+                time_text(e, max_of(m.span_idle)).c_str(), act_width,
+                mem_text(e, max_of(m.peak_activation)).c_str(), param_width,
                 mem_text(e, max_of(m.peak_parameter)).c_str(), closed.c_str(),
                 s.check.valid ? "valid" : ("INVALID: " + s.check.violations[0]).c_str());
   }
@@ -517,7 +549,7 @@ int pipeline_command(const std::vector<std::string>& args) {
     if (!text.is_ok()) return fail(kExitIo, text.status().message());
     Result<ScheduleResult> read = a.import_csv.empty()
                                       ? read_schedule_json(problem, path, text.value())
-                                      : read_pytorch_csv(problem, path, text.value());
+                                      : read_pytorch_csv(problem, path, text.value(), a.csv_format);
     if (!read.is_ok()) return fail(exit_code_for(read.status()), read.status().message());
     return emit(a, read.value());
   }

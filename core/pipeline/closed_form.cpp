@@ -46,7 +46,9 @@ bool identical_and_no_delay(const Expansion& e, UnitTimes* first) {
 
 }  // namespace
 
-std::optional<ClosedForm> closed_form(const std::string& name, const Expansion& e) {
+std::optional<ClosedForm> closed_form(const std::string& schedule, const Expansion& e) {
+  // PyTorch's ScheduleDualPipeV runs DeepSeek's order, so DualPipeV's form.
+  const std::string name = schedule == "torch:DualPipeV" ? "DualPipeV" : schedule;
   UnitTimes t;
   const bool base = identical_and_no_delay(e, &t);
   const int64_t p = e.devices, m = e.microbatches, v = e.chunks;

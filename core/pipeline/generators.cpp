@@ -2,12 +2,14 @@
 // the conditions under which its published order is defined (the asserts of
 // the reference implementations: Megatron's m % p == 0 for interleaving,
 // DualPipe's even PP, even N and N >= 2 PP, DualPipeV's N >= 2 ranks,
-// Chimera's even D and N a multiple of D).
+// Chimera's even D and N a multiple of D), and PyTorch's own orders under
+// their torch: names (the conditions of their constructors, torch_ir.h).
 #include "core/pipeline/generators.h"
 
 #include <cctype>
 
 #include "core/pipeline/schedules.h"
+#include "core/pipeline/torch_ir.h"
 
 namespace shardlab::pipeline {
 namespace {
@@ -57,6 +59,23 @@ const std::vector<Entry>& table() {
        "two pipelines in opposite directions (Li and Hoefler, SC'21)",
        PlacementKind::kBidirectional,
        {"chimera"}},
+      {"torch:Interleaved1F1B",
+       "PyTorch's ScheduleInterleaved1F1B (torch.distributed.pipelining): its own order, "
+       "also for m not a multiple of p",
+       PlacementKind::kInterleaved,
+       {}},
+      {"torch:InterleavedZeroBubble",
+       "PyTorch's ScheduleInterleavedZeroBubble: interleaved ZB1P with its idle steps",
+       PlacementKind::kInterleaved,
+       {}},
+      {"torch:ZBVZeroBubble",
+       "PyTorch's ScheduleZBVZeroBubble: its fixed ZB-V pattern (not the authors' greedy)",
+       PlacementKind::kVShape,
+       {}},
+      {"torch:DualPipeV",
+       "PyTorch's ScheduleDualPipeV: DeepSeek's eight steps on the V, pairs as OVERLAP_F_B",
+       PlacementKind::kVShape,
+       {}},
       {"list",
        "a priority list schedule (B, then F, then W) for any problem",
        PlacementKind::kAuto,
@@ -93,6 +112,10 @@ std::string shape_reason(const Entry& entry, const Problem& problem) {
     return name + " schedules a chain of stages; this problem is an operator graph";
   }
   const int32_t p = problem.devices, m = problem.microbatches;
+  if (is_torch_schedule(name)) {
+    const int32_t v = entry.placement == PlacementKind::kVShape ? 2 : problem.placement.chunks;
+    return torch_schedule_reason(name, p, m, v);
+  }
   if (name == "Interleaved1F1B") {
     const int32_t v = problem.placement.chunks;
     if (v < 2)
@@ -137,6 +160,7 @@ Result<Order> build(const std::string& name, const Expansion& e) {
   if (name == "DualPipe") return dualpipe_order(e);
   if (name == "DualPipeV") return dualpipev_order(e);
   if (name == "Chimera") return chimera_order(e);
+  if (is_torch_schedule(name)) return torch_order(e, name);
   return list_order(e);
 }
 

@@ -25,6 +25,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -67,6 +68,19 @@ struct StageSpec {
   double comm = -1;  // delay of the edge to the next stage; < 0 means Problem::comm
 };
 
+// A transformer layer that memory defaults are derived from, in bytes
+// (core/pipeline/memory.h: activations held until B and until W, parameters
+// with their gradients and optimizer state per stage copy).
+struct TransformerSpec {
+  double hidden = 0;            // h
+  double seq = 0;               // s, tokens per sequence
+  double micro_batch = 1;       // b, sequences per micro-batch
+  double heads = 0;             // a, attention heads
+  double tensor_parallel = 1;   // t
+  double layers = 1;            // layers in a device's share (uniform) or in each stage
+  double bytes_per_param = 16;  // parameter + gradient + optimizer state (mixed-precision Adam)
+};
+
 struct OperatorSpec {
   std::string name;
   double f = 1, b = 1, w = 1;
@@ -90,6 +104,9 @@ struct Problem {
   bool uniform = true;            // stages holds one entry: one device's share
   std::vector<StageSpec> stages;  // the chain (explicit), or its uniform share
   Placement placement;            // kAuto unless the problem fixes one
+  // Where act, keep and param came from when derived (memory.h); memory is
+  // then in bytes.
+  std::optional<TransformerSpec> transformer;
   // Operators form.
   std::vector<OperatorSpec> operators;
   std::vector<EdgeSpec> edges;

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/json_doc.h"
+#include "core/pipeline/memory.h"
 #include "core/pipeline/numbers.h"
 
 namespace shardlab::pipeline {
@@ -41,6 +42,24 @@ Status read_values(const JsonAt& at, StageSpec* s, bool with_comm) {
     return where.error("keep at most act (" + number_text(s->act) + ")");
   }
   return Status::ok();
+}
+
+// "transformer": {"h", "s", "b", "a", "t", "layers", "bytes_per_param"}
+// (memory.h); h, s and a are required.
+Result<TransformerSpec> read_transformer(const JsonAt& at) {
+  Status keys = at.only_keys({"h", "s", "b", "a", "t", "layers", "bytes_per_param"});
+  if (!keys.is_ok()) return keys;
+  json::Errors errors;
+  TransformerSpec t;
+  t.hidden = static_cast<double>(errors.take(at["h"].integer(1, 10'000'000)));
+  t.seq = static_cast<double>(errors.take(at["s"].integer(1, 10'000'000)));
+  t.micro_batch = static_cast<double>(errors.take(at.integer_or("b", 1, 1, 10'000'000)));
+  t.heads = static_cast<double>(errors.take(at["a"].integer(1, 1'000'000)));
+  t.tensor_parallel = static_cast<double>(errors.take(at.integer_or("t", 1, 1, 1'000'000)));
+  t.layers = errors.take(at.number_or("layers", 1, 0, 1'000'000));
+  t.bytes_per_param = errors.take(at.number_or("bytes_per_param", 16, 0, 1'000));
+  if (!errors.ok()) return errors.status();
+  return t;
 }
 
 Result<std::vector<int32_t>> read_devices(const JsonAt& at, int32_t devices) {
@@ -207,9 +226,10 @@ Result<Problem> read_problem_json(const std::string& source, std::string_view te
   Result<json::Document> doc = json::Document::parse(source, text);
   if (!doc.is_ok()) return doc.status();
   const JsonAt root = doc.value().root();
-  Status keys = root.only_keys({"format", "version", "name", "devices", "microbatches", "comm",
-                                "mem_cap", "F", "B", "W", "FB", "act", "keep", "param", "chunks",
-                                "placement", "stages", "operators", "edges"});
+  Status keys = root.only_keys({"format",    "version", "name",      "devices", "microbatches",
+                                "comm",      "mem_cap", "F",         "B",       "W",
+                                "FB",        "act",     "keep",      "param",   "chunks",
+                                "placement", "stages",  "operators", "edges",   "transformer"});
   if (!keys.is_ok()) return keys;
   json::Errors errors;
   Problem problem;
@@ -227,6 +247,12 @@ Result<Problem> read_problem_json(const std::string& source, std::string_view te
   problem.placement.chunks = static_cast<int32_t>(errors.take(root.integer_or("chunks", 2, 1, 64)));
   if (!errors.ok()) return errors.status();
   StageSpec defaults;
+  if (root.has("transformer")) {
+    Result<TransformerSpec> t = read_transformer(root["transformer"]);
+    if (!t.is_ok()) return t.status();
+    problem.transformer = t.value();
+    apply_transformer(t.value(), &defaults);
+  }
   Status values = read_values(root, &defaults, false);
   if (!values.is_ok()) return values;
   const bool has_stages = root.has("stages");
@@ -331,6 +357,16 @@ std::string problem_json(const Problem& problem, int indent) {
   out["comm"] = num(problem.comm);
   out["mem_cap"] = caps_json(problem.mem_cap);
   out["chunks"] = problem.placement.chunks;
+  if (problem.transformer) {
+    const TransformerSpec& t = *problem.transformer;
+    out["transformer"] = {{"h", num(t.hidden)},
+                          {"s", num(t.seq)},
+                          {"b", num(t.micro_batch)},
+                          {"a", num(t.heads)},
+                          {"t", num(t.tensor_parallel)},
+                          {"layers", num(t.layers)},
+                          {"bytes_per_param", num(t.bytes_per_param)}};
+  }
   if (problem.placement.kind == PlacementKind::kExplicit) {
     out["placement"] = problem.placement.devices.size() == 1
                            ? nlohmann::ordered_json(problem.placement.devices[0])
@@ -379,9 +415,10 @@ Problem uniform_problem(int32_t devices, int32_t microbatches, const StageSpec& 
 Status apply_flags(const ProblemFlags& flags, const std::string& source, Problem* problem) {
   auto invalid = [](const std::string& m) { return Status(StatusCode::kInvalidArgument, m); };
   if (flags.has_share() && !(problem->form == Form::kStages && problem->uniform)) {
-    return invalid("--F, --B, --W, --FB, --act, --keep and --param set a uniform problem; " +
-                   source + " lists its " +
-                   (problem->form == Form::kStages ? "stages" : "operators"));
+    return invalid(
+        "--F, --B, --W, --FB, --act, --keep, --param and --transformer set a uniform "
+        "problem; " +
+        source + " lists its " + (problem->form == Form::kStages ? "stages" : "operators"));
   }
   if (flags.devices) problem->devices = static_cast<int32_t>(*flags.devices);
   if (flags.microbatches) problem->microbatches = static_cast<int32_t>(*flags.microbatches);
@@ -405,6 +442,10 @@ Status apply_flags(const ProblemFlags& flags, const std::string& source, Problem
   }
   if (problem->form == Form::kStages && problem->uniform) {
     StageSpec& s = problem->stages[0];
+    if (flags.transformer) {
+      problem->transformer = *flags.transformer;
+      apply_transformer(*flags.transformer, &s);
+    }
     if (flags.f) s.f = *flags.f;
     if (flags.b) s.b = *flags.b;
     if (flags.w) s.w = *flags.w;
@@ -420,8 +461,9 @@ Result<Problem> problem_from_flags_json(const std::string& source, std::string_v
   Result<json::Document> doc = json::Document::parse(source, text);
   if (!doc.is_ok()) return doc.status();
   const JsonAt root = doc.value().root();
-  Status keys = root.only_keys({"stages", "devices", "microbatches", "F", "B", "W", "FB", "comm",
-                                "mem_cap", "act", "keep", "param", "chunks", "placement"});
+  Status keys =
+      root.only_keys({"stages", "devices", "microbatches", "F", "B", "W", "FB", "comm", "mem_cap",
+                      "act", "keep", "param", "chunks", "placement", "transformer"});
   if (!keys.is_ok()) return keys;
   json::Errors errors;
   ProblemFlags flags;
@@ -441,6 +483,11 @@ Result<Problem> problem_from_flags_json(const std::string& source, std::string_v
   }
   if (root.has("placement")) flags.placement = errors.take(root["placement"].string());
   if (!errors.ok()) return errors.status();
+  if (root.has("transformer")) {
+    Result<TransformerSpec> t = read_transformer(root["transformer"]);
+    if (!t.is_ok()) return t.status();
+    flags.transformer = t.value();
+  }
   Problem problem = uniform_problem(1, 1, StageSpec{});
   const Status applied = apply_flags(flags, source, &problem);
   if (!applied.is_ok()) return Status(StatusCode::kInvalidInput, source + ": " + applied.message());

@@ -5,6 +5,8 @@
 //    "devices": P, "microbatches": M (required), "comm": C,
 //    "mem_cap": K | [K per device] | null,
 //    "F": 1, "B": 1, "W": 1, "FB": F+B+W, "act": 1, "keep": 0, "param": 0,
+//    "transformer": {"h", "s", "b": 1, "a", "t": 1, "layers": 1, "bytes_per_param": 16}
+//                   (memory.h: act, keep and param default to its bytes),
 //    "chunks": 2, "placement": "auto" | "linear" | "interleaved" | "v-shape" |
 //                 "bidirectional" | "free" | [device per stage] | [[copy 0], [copy 1]],
 //    "stages": [{"F", "B", "W", "FB", "act", "keep", "param", "comm"}, ...],
@@ -41,8 +43,9 @@ Problem uniform_problem(int32_t devices, int32_t microbatches, const StageSpec& 
 struct ProblemFlags {
   std::optional<int64_t> devices, microbatches, chunks;
   std::optional<double> f, b, w, fb, comm, mem_cap, act, keep, param;
-  std::string placement;  // empty: unchanged
-  bool has_share() const { return f || b || w || fb || act || keep || param; }
+  std::string placement;                       // empty: unchanged
+  std::optional<TransformerSpec> transformer;  // act, keep and param from a layer (memory.h)
+  bool has_share() const { return f || b || w || fb || act || keep || param || transformer; }
 };
 
 // Applies the flags over `problem` (a file's, or uniform_problem(1, 1, {})

@@ -1,11 +1,14 @@
 // The per-schedule order builders behind generators.h, one file per family:
 // schedule_classic.cpp (GPipe, 1F1B, interleaved 1F1B), schedule_zb.cpp
 // (ZB-H1, ZB-H2), schedule_zbv.cpp (ZBV), schedule_dualpipe.cpp (DualPipe,
-// DualPipeV), schedule_chimera.cpp (Chimera), schedule_list.cpp (list).
+// DualPipeV), schedule_chimera.cpp (Chimera), schedule_list.cpp (list),
+// schedule_torch.cpp (PyTorch's own orders, named torch:...).
 // Each takes an expansion already on the placement it needs (generators.cpp
 // checks applicability) and returns the per-device order. Internal to
 // core/pipeline/.
 #pragma once
+
+#include <string_view>
 
 #include "core/pipeline/model.h"
 #include "core/pipeline/simulate.h"
@@ -23,5 +26,8 @@ Order dualpipe_order(const Expansion& e);      // bidirectional, p even, m even,
 Order dualpipev_order(const Expansion& e);     // V-shape, m >= 2p
 Order chimera_order(const Expansion& e);       // bidirectional, p even, m % p == 0
 Result<Order> list_order(const Expansion& e);  // any
+// PyTorch's order of `name` (torch:Interleaved1F1B and torch:InterleavedZeroBubble
+// on the interleaved placement, torch:ZBVZeroBubble and torch:DualPipeV on the V).
+Result<Order> torch_order(const Expansion& e, std::string_view name);
 
 }  // namespace shardlab::pipeline

@@ -78,7 +78,7 @@ check "missing --microbatches" "shardlab: pipeline: give a problem file or --mic
   "$(head -n 1 err.txt)"
 "$shardlab" pipeline --stages 4 --microbatches 8 --schedule ZB-H3 2>err.txt
 check "unknown schedule exit" 1 $?
-check "unknown schedule" "shardlab: pipeline: unknown schedule 'ZB-H3' (known: GPipe, 1F1B, Interleaved1F1B, ZB-H1, ZB-H2, ZBV, DualPipe, DualPipeV, Chimera, list)" \
+check "unknown schedule" "shardlab: pipeline: unknown schedule 'ZB-H3' (known: GPipe, 1F1B, Interleaved1F1B, ZB-H1, ZB-H2, ZBV, DualPipe, DualPipeV, Chimera, torch:Interleaved1F1B, torch:InterleavedZeroBubble, torch:ZBVZeroBubble, torch:DualPipeV, list)" \
   "$(cat err.txt)"
 "$shardlab" pipeline --stages 5 --microbatches 20 --schedule DualPipe 2>err.txt
 check "DualPipe odd devices exit" 1 $?
@@ -97,7 +97,7 @@ check "planner option without --plan" "shardlab: pipeline: --seed is a planner o
 check "unknown option" "shardlab: pipeline: unknown option --frobnicate" \
   "$("$shardlab" pipeline --stages 2 --microbatches 2 --frobnicate 1 2>&1 | head -n 1)"
 check "share flags on an operator graph" \
-  "shardlab: pipeline: --F, --B, --W, --FB, --act, --keep and --param set a uniform problem; $examples/moe_layer.json lists its operators" \
+  "shardlab: pipeline: --F, --B, --W, --FB, --act, --keep, --param and --transformer set a uniform problem; $examples/moe_layer.json lists its operators" \
   "$("$shardlab" pipeline "$examples/moe_layer.json" --F 2 2>&1 | head -n 1)"
 "$shardlab" pipeline missing.json 2>err.txt
 check "unreadable file exit" 4 $?
@@ -117,7 +117,8 @@ check "table device 1" "     1         24            9            6          3  
 # ---- the schedule JSON of every schedule on the examples, re-checked ----
 written=0
 for problem in "$examples"/*.json; do
-  for schedule in GPipe 1F1B Interleaved1F1B ZB-H1 ZB-H2 ZBV DualPipe DualPipeV Chimera list; do
+  for schedule in GPipe 1F1B Interleaved1F1B ZB-H1 ZB-H2 ZBV DualPipe DualPipeV Chimera list \
+      torch:Interleaved1F1B torch:InterleavedZeroBubble torch:ZBVZeroBubble torch:DualPipeV; do
     "$shardlab" pipeline "$problem" --schedule "$schedule" --json > s.json 2>err.txt
     code=$?
     if [ $code -eq 0 ]; then
@@ -130,7 +131,7 @@ for problem in "$examples"/*.json; do
     fi
   done
 done
-check "schedules written and re-checked" 22 "$written"
+check "schedules written and re-checked" 39 "$written"
 # Uniform problems with delays, caps, keep and parameters too.
 for flags in "--stages 4 --microbatches 8 --comm 0.5" "--stages 6 --microbatches 12 --F 1 --B 2 --W 1 --keep 0.5 --param 1" \
   "--stages 4 --microbatches 16 --F 2 --B 3 --W 1 --FB 4 --comm 0.25 --chunks 4" "--stages 8 --microbatches 16 --mem-cap 9"; do
@@ -155,12 +156,12 @@ check "DualPipe JSON fields" "shardlab-pipeline-schedule 1 DualPipe 66 [6, 6, 6,
 
 # ---- --compare ----
 "$shardlab" pipeline "$examples/dualpipe_example.json" --compare > compare.txt
-check "compare rows" 12 "$(wc -l < compare.txt)"
+check "compare rows" 16 "$(wc -l < compare.txt)"
 check "compare DualPipe row" \
-  "DualPipe                66           6         6        9         0  (PP/2-1)(F&B+B-3W) = 6 (holds)           valid" \
+  "DualPipe                            66           6         6        9         0  (PP/2-1)(F&B+B-3W) = 6 (holds)           valid" \
   "$(grep '^DualPipe ' compare.txt)"
 check "compare Chimera row" \
-  "Chimera          not applicable: Chimera needs the micro-batches to be a multiple of the devices; m = 20, p = 8" \
+  "Chimera                      not applicable: Chimera needs the micro-batches to be a multiple of the devices; m = 20, p = 8" \
   "$(grep '^Chimera' compare.txt)"
 
 # ---- memory caps: a schedule over the cap is reported, not written (exit 3) ----
@@ -191,30 +192,30 @@ key = lambda s: sorted((o['device'], o['start'], o['end'], o['kind'], o['microba
 print('same' if a['makespan'] == b['makespan'] and key(a) == key(b) and b['name'] == 'imported' and b['valid'] else 'differs')")"
 done
 check "CSV of DualPipe" \
-  "shardlab: pipeline: --csv: the PyTorch schedule CSV has one direction; DualPipe runs two parameter copies in opposite directions and cannot be written in it" \
+  "shardlab: pipeline: --csv: the PyTorch schedule CSV cannot hold DualPipe: it runs two parameter copies in opposite directions (micro-batches 0..9 through copy 0, 10..19 through copy 1, so each stage sits on two devices), while PyTorch runs every micro-batch through every stage and each stage on one rank; torch:DualPipeV, DualPipe cut in half onto a V, is the form PyTorch runs" \
   "$("$shardlab" pipeline "$examples/dualpipe_example.json" --schedule DualPipe --csv d.csv 2>&1)"
 printf '0F0,0F1,0B0,0B1\n1F0,1B0,1F1,1B1\n' > ok.csv
 check "CSV import table" "makespan 9" \
   "$("$shardlab" pipeline --stages 2 --microbatches 2 --import-csv ok.csv | sed -n 2p)"
 printf '0F0,0F1,0B0,0B1\n1F0,1X0,1F1,1B1\n' > bad_action.csv
 check "CSV bad action" \
-  'shardlab: bad_action.csv:2:5 (rank 1, step 1): "1X0": expected an action such as 2F0, 1I3, 0W3, 1B2 or (0F4;3B1)OVERLAP_F_B' \
+  'shardlab: bad_action.csv:2:5 (rank 1, step 1): "1X0": expected an action such as 2F0, 1I3, 0W3, 1B2 (B: a full backward) or (0F4;3B1)OVERLAP_F_B' \
   "$("$shardlab" pipeline --stages 2 --microbatches 2 --import-csv bad_action.csv 2>&1)"
 printf '0F0,0F1,0B0,0B1\n1F0,1B0,1F2,1B1\n' > bad_mb.csv
 check "CSV micro-batch out of range" \
-  "shardlab: bad_mb.csv:2:9 (rank 1, step 2): micro-batch 2 is out of range (the problem has 2: 0..1)" \
+  'shardlab: bad_mb.csv:2:9 (rank 1, step 2): "1F2": micro-batch 2 is out of range (the problem has 2: 0..1)' \
   "$("$shardlab" pipeline --stages 2 --microbatches 2 --import-csv bad_mb.csv 2>&1)"
 printf '0F0,0F1,0B0,0B1\n1F0,1B0,0F1,1B1\n' > bad_rank.csv
 check "CSV stage on two ranks" \
-  "shardlab: bad_rank.csv:2:9 (rank 1, step 2): stage 0 runs on rank 1 here but on rank 0 at line 1, column 1" \
+  'shardlab: bad_rank.csv:2:9 (rank 1, step 2): "0F1": stage 0 runs on rank 1 here but on rank 0 in "0F0" at line 1, column 1 (PyTorch puts each stage on one rank)' \
   "$("$shardlab" pipeline --stages 2 --microbatches 2 --import-csv bad_rank.csv 2>&1)"
 printf '0F0,0F1,0B0,0B1\n1F0,1B0,1F1,1B1,1F1\n' > twice.csv
 check "CSV op twice" \
-  "shardlab: twice.csv:2:17 (rank 1, step 4): F1 stage 1 runs a second time (first at line 2, column 9)" \
+  'shardlab: twice.csv:2:17 (rank 1, step 4): "1F1" runs the forward (F) of stage 1, micro-batch 1 a second time (first in "1F1" at line 2, column 9)' \
   "$("$shardlab" pipeline --stages 2 --microbatches 2 --import-csv twice.csv 2>&1)"
 printf '0F0,0F1,0B0,0B1\n1F0,1B0,1F1\n' > short.csv
 check "CSV missing op" \
-  "shardlab: short.csv:2:12 (rank 1): the row never runs 1I1 (or 1B1)" \
+  "shardlab: short.csv:2:12 (rank 1): the row never runs 1I1 (or 1B1), the input gradient (I) of stage 1, micro-batch 1" \
   "$("$shardlab" pipeline --stages 2 --microbatches 2 --import-csv short.csv 2>&1)"
 printf '0F0,0B0,0F1,0B1\n1B0,1F0,1F1,1B1\n' > deadlock.csv
 check "CSV deadlock" \
@@ -223,13 +224,89 @@ check "CSV deadlock" \
 "$shardlab" pipeline --stages 2 --microbatches 2 --import-csv deadlock.csv 2>/dev/null
 check "CSV deadlock exit" 2 $?
 printf '0F0,0F1,0B0,0B1\n' > rows.csv
-check "CSV row count" "shardlab: rows.csv:1:1: the CSV has 1 rows (one per rank) but the problem has 2 devices" \
+check "CSV row count" "shardlab: rows.csv:2:1: the CSV ends after 1 row, but the problem has 2 devices: rank 1's row is missing (one row per rank)" \
   "$("$shardlab" pipeline --stages 2 --microbatches 2 --import-csv rows.csv 2>&1)"
 printf '0F0,0F1,0B0,0B1\n1F0,1B0,1F1,1B1\n' > capped.csv
 "$shardlab" pipeline --stages 2 --microbatches 2 --mem-cap 1 --import-csv capped.csv 2>err.txt
 check "CSV over the cap exit" 3 $?
 check "CSV over the cap" "  device 0 holds 2 (activations 2 + parameters 0) at time 1, above its cap 1" \
   "$(sed -n 2p err.txt)"
+
+# ---- PyTorch's own orders and its CSV bytes (tests/data/pytorch/README.md) ----
+data="$repo/tests/data/pytorch"
+csv_case() {  # csv_case LABEL FILE ARGS...: the CSV written equals FILE byte for byte
+  local label="$1" file="$2"
+  shift 2
+  "$shardlab" pipeline "$@" --csv case.csv > /dev/null
+  if cmp -s case.csv "$data/$file"; then check "$label" same same; else check "$label" "$(cat "$data/$file")" "$(cat case.csv)"; fi
+}
+csv_case "torch:DualPipeV = PyTorch's artifact" dualpipev_4rank_10mb.csv \
+  --stages 4 --microbatches 10 --schedule torch:DualPipeV
+csv_case "torch:Interleaved1F1B, m = 3 on 2 ranks" interleaved1f1b_2rank_3mb_compute.csv \
+  --stages 2 --microbatches 3 --schedule torch:Interleaved1F1B
+csv_case "torch:Interleaved1F1B lowered" interleaved1f1b_2rank_3mb_comms.csv \
+  --stages 2 --microbatches 3 --schedule torch:Interleaved1F1B --csv-format compute_comms
+csv_case "torch:InterleavedZeroBubble with bubbles" interleavedzb_2rank_1mb_compute.csv \
+  --stages 2 --microbatches 1 --schedule torch:InterleavedZeroBubble
+csv_case "torch:ZBVZeroBubble, m < 2p-1" zbv_2rank_2mb_compute.csv \
+  --stages 2 --microbatches 2 --schedule torch:ZBVZeroBubble
+csv_case "1F1B on the lock-step grid" lockstep_1f1b_2rank_2mb_compute.csv \
+  --stages 2 --microbatches 2 --schedule 1F1B
+for schedule in torch:Interleaved1F1B torch:InterleavedZeroBubble torch:ZBVZeroBubble torch:DualPipeV; do
+  for format in compute_only compute_comms; do
+    "$shardlab" pipeline --stages 4 --microbatches 10 --schedule "$schedule" --csv s.csv --csv-format $format --json > a.json
+    recheck a.json "$schedule"
+    "$shardlab" pipeline --stages 4 --microbatches 10 --import-csv s.csv --json > b.json
+    check "CSV round trip $schedule $format" "same" "$(python3 -c "
+import json; a = json.load(open('a.json')); b = json.load(open('b.json'))
+key = lambda s: sorted((o['device'], o['start'], o['end'], o['kind'], o['microbatch'], o.get('stage')) for o in s['ops'])
+print('same' if a['makespan'] == b['makespan'] and key(a) == key(b) and b['valid'] else 'differs')")"
+  done
+done
+check "torch:Interleaved1F1B refuses 9 on 4" \
+  "shardlab: pipeline: torch:Interleaved1F1B (PyTorch) needs the micro-batches to be a multiple of its rounds max(1, m div p) = 2; m = 9, p = 4" \
+  "$("$shardlab" pipeline --stages 4 --microbatches 9 --schedule torch:Interleaved1F1B 2>&1)"
+check "--csv-format value" \
+  "shardlab: pipeline: --csv-format takes compute_only or compute_comms, not 'comms'" \
+  "$("$shardlab" pipeline --stages 2 --microbatches 2 --csv x.csv --csv-format comms 2>&1 | head -n 1)"
+"$shardlab" pipeline --stages 2 --microbatches 3 --import-csv "$data/interleaved1f1b_2rank_3mb_comms.csv" --csv-format compute_only 2>err.txt
+check "comms CSV read as compute_only exit" 2 $?
+check "comms CSV read as compute_only" \
+  "shardlab: $data/interleaved1f1b_2rank_3mb_comms.csv:1:1 (rank 0, step 0): \"0UNSHARD\" is a communication action; a compute_only CSV holds F, I, W, B and OVERLAP_F_B cells (PyTorch refuses it too; this is the compute_comms form)" \
+  "$(cat err.txt)"
+
+# ---- the CSV reader on hostile files (issue 25) ----
+csv_error() {  # csv_error LABEL EXPECTED FILE: the import's message, exit 2
+  "$shardlab" pipeline --stages 2 --microbatches 2 --import-csv "$3" 2>err.txt
+  check "$1 exit" 2 $?
+  check "$1" "$2" "$(cat err.txt)"
+}
+printf 'rank 0,rank 1\n0F0,0F1,0B0,0B1\n1F0,1B0,1F1,1B1\n' > header.csv
+csv_error "CSV header row" \
+  'shardlab: header.csv:1:1 (rank 0, step 0): "rank 0": expected an action such as 2F0, 1I3, 0W3, 1B2 (B: a full backward) or (0F4;3B1)OVERLAP_F_B (PyTorch'"'"'s CSV has no header row: one row per rank, one cell per step)' header.csv
+printf '0F0,0F1,0B0,0B1\n1F0,1B0,1F1,1B1\n' | iconv -f UTF-8 -t UTF-16 > utf16.csv
+csv_error "CSV in UTF-16" \
+  "shardlab: utf16.csv:1:1 (byte 0): the CSV is UTF-16 (it starts with the byte-order mark FF FE); PyTorch writes UTF-8, save it as UTF-8" utf16.csv
+printf '0F0,9F1,0B0,0B1\n1F0,1B0,1F1,1B1\n' > stage9.csv
+csv_error "CSV naming stage 9" \
+  'shardlab: stage9.csv:1:5 (rank 0, step 1): "9F1" names stage 9, so the schedule has stages 0..9, but no cell runs stage 2' stage9.csv
+printf '\xef\xbb\xbf0F0,0F1,0B0,0B1\r\n1F0,1B0,1F1,1B1\r\n' > bom.csv
+check "CSV with a UTF-8 byte-order mark" "makespan 9" \
+  "$("$shardlab" pipeline --stages 2 --microbatches 2 --import-csv bom.csv | sed -n 2p)"
+printf ',,,,\n,,,,\n' > empty_cells.csv
+csv_error "CSV of empty cells" "shardlab: empty_cells.csv:1:1: the CSV holds no computation (no F, I, W, B or OVERLAP_F_B cell)" empty_cells.csv
+# 24 million empty cells (24 MB) took 2.2 GB before; now the import's peak
+# memory, from a python parent, stays below three times the file. Release
+# build only: AddressSanitizer's own memory would swamp the figure.
+if ! ldd "$shardlab" 2>/dev/null | grep -q libasan; then
+  python3 -c "import sys; sys.stdout.write((','*12000000 + '\n') * 2)" > empty_cells.csv
+  python3 -c "
+import resource, subprocess, sys
+r = subprocess.run([sys.argv[1], 'pipeline', '--stages', '2', '--microbatches', '2', '--import-csv', 'empty_cells.csv'], capture_output=True, text=True)
+print(r.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)" "$shardlab" > rss.txt
+  check "24 million empty cells: exit and peak memory below 3 times the file (the CLI holds the text twice while reading it)" \
+    "2 yes" "$(awk '{print $1, ($2 < 3 * 24000) ? "yes" : $2 " KiB"}' rss.txt)"
+fi
 
 # ---- --check: a schedule JSON edited by hand ----
 "$shardlab" pipeline --stages 2 --microbatches 2 --json > s.json
@@ -249,6 +326,27 @@ check "--check of an edited schedule" "shardlab: pipeline: 1F1B is not a valid s
 "$shardlab" pipeline "$examples/two_towers.json" --normalize > normalized.json
 check "normalize round trip" "$("$shardlab" pipeline "$examples/two_towers.json" --json)" \
   "$("$shardlab" pipeline normalized.json --json)"
+
+# ---- memory from a transformer layer (bytes) ----
+"$shardlab" pipeline "$examples/transformer_memory.json" --normalize > normalized.json
+check "transformer normalize round trip" "$("$shardlab" pipeline "$examples/transformer_memory.json" --compare --json)" \
+  "$("$shardlab" pipeline normalized.json --compare --json)"
+check "transformer defaults" "3825205248 1073741824 12888309760" "$(python3 -c "
+import json; p = json.load(open('normalized.json')); print(p['act'], p['keep'], p['param'])")"
+check "transformer flag = file" "$("$shardlab" pipeline "$examples/transformer_memory.json" --compare --json)" \
+  "$("$shardlab" pipeline --stages 8 --microbatches 20 --FB 3 --transformer h=4096,s=2048,a=32,layers=4 --mem-cap 64e9 --compare --json)"
+check "transformer: memory columns (act x M_B, param x stage copy)" \
+  "1F1B 8.0 1.0; ZB-H1 8.0 1.0; ZB-H2 15.0 1.0; DualPipe 9.0 2.0" "$(for s in 1F1B ZB-H1 ZB-H2 DualPipe; do
+  "$shardlab" pipeline --stages 8 --microbatches 20 --FB 3 --transformer h=4096,s=2048,a=32,layers=4 --schedule "$s" --json
+done | python3 -c "
+import json, sys
+out = []
+for line in sys.stdin:
+    s = json.loads(line)
+    out.append('%s %.1f %.1f' % (s['name'], max(s['peak_activation']) / s['problem']['act'], max(s['peak_parameter']) / s['problem']['param']))
+print('; '.join(out))")"
+check "transformer flag error" "shardlab: pipeline: --transformer: unknown key 'heads' (h, s, b, a, t, layers, bytes_per_param)" \
+  "$("$shardlab" pipeline --stages 8 --microbatches 20 --transformer h=4096,s=2048,heads=32 2>&1 | head -n 1)"
 
 # ---- --plan (the planner facade) ----
 "$shardlab" pipeline --stages 4 --microbatches 4 --placement linear --plan --time-limit 5 --json > planned.json 2>/dev/null

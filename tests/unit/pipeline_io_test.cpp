@@ -198,8 +198,23 @@ TEST_CASE("pipeline io: ZBV's orders equal the reference greedy's") {
       "3F0,4F0,3F1,4F1,3F2,4F2,3F3,4F3,4I0,3F4,3I0,4F4,4I1,3F5,3I1,4F5,4I2,3F6,3I2,4F6,4I3,3F7,3I3,"
       "4F7,4I4,3I4,4W0,3W0,4W1,3W1,4I5,3I5,4W2,3W2,4W3,3W3,4I6,3I6,4W4,3W4,4W5,3W5,4I7,3I7,4W6,3W6,"
       "4W7,3W7\n";
-  CHECK(pytorch_csv(run_schedule(equal, "ZBV").value()).value() == want_equal);
-  CHECK(pytorch_csv(run_schedule(uneven, "ZBV").value()).value() == want_uneven);
+  // The orders without the CSV's idle steps and line ends.
+  auto order = [](const std::string& csv) {
+    std::string out, cell;
+    for (char c : csv + "\n") {
+      if (c == ',' || c == '\n') {
+        if (!cell.empty()) out += (out.empty() || out.back() == '\n' ? "" : ",") + cell;
+        if (c == '\n') out += '\n';
+        cell.clear();
+      } else if (c != '\r') {
+        cell += c;
+      }
+    }
+    while (out.size() > 1 && out[out.size() - 2] == '\n') out.pop_back();
+    return out;
+  };
+  CHECK(order(pytorch_csv(run_schedule(equal, "ZBV").value()).value()) == want_equal);
+  CHECK(order(pytorch_csv(run_schedule(uneven, "ZBV").value()).value()) == want_uneven);
 }
 
 // Mutated problem files and CSVs: every one is read or rejected with a

@@ -46,7 +46,7 @@ for (const file of PROBLEMS) {
   test(`every schedule on ${path.basename(file)}: the module's schedule JSON is the CLI's`, () => {
     const s = session(text(file));
     const list = unwrap(s.schedules());
-    assert.equal(list.length, 10);
+    assert.equal(list.length, 14);  // the published schedules, PyTorch's four orders, list
     let compared = 0;
     for (const {name, applicable, reason} of list) {
       const simulated = s.simulate(name);
@@ -93,7 +93,9 @@ test('compare, normalize and the schedule list agree with the CLI', () => {
 test('exports and CSV import agree with the CLI', () => {
   const file = path.join(EXAMPLES, 'uniform_4x8.json');
   const s = session(text(file));
-  for (const name of ['1F1B', 'ZB-H1', 'Interleaved1F1B', 'ZBV', 'DualPipeV']) {
+  for (const name
+           of ['1F1B', 'ZB-H1', 'Interleaved1F1B', 'ZBV', 'DualPipeV', 'torch:Interleaved1F1B',
+               'torch:InterleavedZeroBubble', 'torch:ZBVZeroBubble', 'torch:DualPipeV']) {
     const schedule = unwrap(s.simulate(name));
     const csvFile = path.join(tmp, `${name}.csv`);
     const traceFile = path.join(tmp, `${name}.trace.json`);
@@ -109,11 +111,27 @@ test('exports and CSV import agree with the CLI', () => {
       dual.exportAs(unwrap(dual.simulate('DualPipe')), 'pytorch-csv'),
       failed(
           'InvalidArgument',
-          'the PyTorch schedule CSV has one direction; DualPipe runs two parameter copies ' +
-              'in opposite directions and cannot be written in it'));
+          'the PyTorch schedule CSV cannot hold DualPipe: it runs two parameter copies in ' +
+              'opposite directions (micro-batches 0..9 through copy 0, 10..19 through copy 1, so ' +
+              'each stage sits on two devices), while PyTorch runs every micro-batch through ' +
+              'every stage and each stage on one rank; torch:DualPipeV, DualPipe cut in half onto ' +
+              'a V, is the form PyTorch runs'));
   assert.deepEqual(
       s.exportAs(unwrap(s.simulate('1F1B')), 'svg'),
       failed('InvalidArgument', 'unknown export format \'svg\' (chrome-trace, pytorch-csv)'));
+});
+
+test('a compute_comms CSV imports as in the CLI', () => {
+  const file = path.join(EXAMPLES, 'uniform_4x8.json');
+  for (const name of ['torch:InterleavedZeroBubble', 'torch:DualPipeV', 'ZB-H1']) {
+    const csvFile = path.join(tmp, `${name.replace(':', '_')}.comms.csv`);
+    assert.equal(
+        cli(file, '--schedule', name, '--csv', csvFile, '--csv-format', 'compute_comms').code, 0);
+    assert.match(text(csvFile), /SEND_F/);
+    assert.equal(
+        unwrap(session(text(file)).importCsv(text(csvFile), csvFile)),
+        cli(file, '--import-csv', csvFile, '--json').stdout.trimEnd());
+  }
 });
 
 test('a bad CSV gets the same cell-precise message', () => {
@@ -123,6 +141,9 @@ test('a bad CSV gets the same cell-precise message', () => {
     'bad_action.csv': '0F0,0F1,0B0,0B1\n1F0,1X0,1F1,1B1\n',
     'deadlock.csv': '0F0,0B0,0F1,0B1\n1B0,1F0,1F1,1B1\n',
     'short.csv': '0F0,0F1,0B0,0B1\n1F0,1B0,1F1\n',
+    'header.csv': 'rank 0,rank 1\n0F0,0F1,0B0,0B1\n1F0,1B0,1F1,1B1\n',
+    'stage9.csv': '0F0,9F1,0B0,0B1\n1F0,1B0,1F1,1B1\n',
+    'non_ascii.csv': '0F0,0F1,0B0,0B1\n1F0,1B0,1F1,1\u00e9\n',
   };
   for (const [name, csv] of Object.entries(cases)) {
     const csvFile = path.join(tmp, name);
@@ -172,6 +193,19 @@ test('pipelineProblemFromFlags builds the problem the CLI builds from the same f
       [
         '--stages', '4', '--microbatches', '8', '--comm', '0.5', '--keep', '0.5', '--param', '1',
         '--chunks', '4', '--placement', 'v-shape'
+      ]
+    ],
+    [
+      {
+        stages: 8,
+        microbatches: 20,
+        FB: 3,
+        mem_cap: 64e9,
+        transformer: {h: 4096, s: 2048, a: 32, t: 2, layers: 4}
+      },
+      [
+        '--stages', '8', '--microbatches', '20', '--FB', '3', '--mem-cap', '64e9', '--transformer',
+        'h=4096,s=2048,a=32,t=2,layers=4'
       ]
     ],
   ];
