@@ -406,7 +406,10 @@ TEST_CASE("pipeline plan: the path bound weighs delays against sharing a device"
   // backward); together, one device runs all 16. The one-machine bounds see
   // only a path of 8 (delays vanish when the two may share a device) or a
   // load of 8 per device; the path bound sees min(16, 8 + 2 x delay + 4).
-  for (auto [delay, expected] : {std::pair{10.0, 16.0}, {1.0, 14.0}}) {
+  // (Plain copies: clang 14 cannot capture structured bindings in INFO.)
+  for (const auto& entry : {std::pair{10.0, 16.0}, {1.0, 14.0}}) {
+    const double delay = entry.first;
+    const double expected = entry.second;
     Problem problem;
     problem.form = Form::kOperators;
     problem.devices = 2;
