@@ -38,8 +38,10 @@ function runToEnd(s, options = {}, maxSteps = Infinity) {
   return {done, progress, steps, json: JSON.parse(done.json)};
 }
 
+// The page's runs here have no time limit; the CLI's must not stop first
+// on a loaded machine (its default is 10 s).
 function cli(args) {
-  return native('cli', 'plan', ...args, '--json');
+  return native('cli', 'plan', ...args, '--time-limit', '600', '--json');
 }
 
 const CASES = [
@@ -94,7 +96,7 @@ test('the exports equal --export megatron and --export torchtitan', () => {
   const s = session({model: 'gpt-1.7b', gpus: 32, batch: 512});
   const {done} = runToEnd(s);
   s.delete();
-  const args = ['plan', 'gpt-1.7b', '--gpus', '32', '--global-batch', '512'];
+  const args = ['plan', 'gpt-1.7b', '--gpus', '32', '--global-batch', '512', '--time-limit', '600'];
   const text = (name) =>
       execFileSync(NATIVE, ['cli', ...args, '--export', name], {encoding: 'utf8'});
   assert.match(done.megatron, /--tensor-model-parallel-size 1/);

@@ -32,7 +32,9 @@ export function seconds(value) {
   const s = Number(value);
   if (!Number.isFinite(s)) return '–';
   const abs = Math.abs(s);
-  if (abs >= 1 || abs === 0) return `${significant(s)} s`;
+  // Below a nanosecond is rounding noise of sums in seconds (a bubble of 4e-16 s).
+  if (abs < 1e-9) return '0 s';
+  if (abs >= 1) return `${significant(s)} s`;
   if (abs >= 1e-3) return `${significant(s * 1e3)} ms`;
   return `${significant(s * 1e6)} µs`;
 }
