@@ -1,4 +1,4 @@
-// The pipeline lab's JavaScript surface (P1's half; the planner's is in
+// The pipeline lab's JavaScript surface (schedules, checks, exports; the planner's is in
 // pipeline_planner_bindings.cpp): JSON text in and out, errors as
 // {"error": "message"}. Each function reads the problem JSON afresh (they
 // are cheap next to what they compute), so the page holds no C++ objects.

@@ -1,4 +1,4 @@
-// The pipeline planner's JavaScript surface (P2's half of the pipeline lab;
+// The pipeline planner's JavaScript surface (the planner and its MIP;
 // wasm/pipeline_bindings.cpp holds the rest): JSON text in and out, errors as
 // {"error": "message"}.
 //

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <numeric>
 
 namespace shardlab::pipeline {
@@ -32,6 +33,12 @@ int64_t decimal_scale(const std::vector<double>& values) {
     if (integral) return scale;
   }
   return 1'000'000;
+}
+
+std::string short_number(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3g", value);
+  return text;
 }
 
 int64_t ticks(double value, int64_t scale) {
@@ -406,6 +413,83 @@ const char* kind_name(OpKind kind) {
   return "?";
 }
 
+bool on_resolution(double value) {
+  const double x = value / kResolution;
+  return std::fabs(x - std::nearbyint(x)) <= 1e-9 * std::max(1.0, std::fabs(x));
+}
+
+Totals exact_totals(const Problem& problem) {
+  // The bound sums every operation of every micro-batch and every delay,
+  // which no makespan exceeds; busy and idle totals sum at most `devices`
+  // makespans, and memory at most every micro-batch's activations.
+  constexpr double kLimit = 4.6e18;  // 2^62
+  std::vector<double> times{problem.comm}, mems;
+  double work = 0, delays = 0, act = 0, param = 0;
+  int64_t boundaries = 0;
+  const bool uniform = problem.form == Form::kStages && problem.uniform;
+  const double split = uniform ? std::max<int32_t>(problem.placement.chunks, 2) : 1;
+  if (problem.form == Form::kStages) {
+    for (const StageSpec& s : problem.stages) {
+      for (double x : {s.f, s.b, s.w, s.fb < 0 ? 0.0 : s.fb, s.comm < 0 ? 0.0 : s.comm}) {
+        times.push_back(x);
+      }
+      for (double x : {s.act, s.keep, s.param}) mems.push_back(x);
+      work += s.f + s.b + s.w + std::max(0.0, s.fb);
+      delays = std::max(delays, s.comm < 0 ? problem.comm : s.comm);
+      act += s.act;
+      param += s.param;
+    }
+    const double copies = uniform ? problem.devices : 1;
+    work *= copies;
+    act *= copies;
+    param *= 2 * copies;  // bidirectional placements hold two copies
+    boundaries = uniform ? static_cast<int64_t>(problem.devices * split)
+                         : static_cast<int64_t>(problem.stages.size());
+  } else {
+    for (const OperatorSpec& o : problem.operators) {
+      for (double x : {o.f, o.b, o.w}) times.push_back(x);
+      for (double x : {o.act, o.keep, o.param}) mems.push_back(x);
+      work += o.f + o.b + o.w;
+      act += o.act;
+      param += o.param;
+    }
+    delays = problem.comm;
+    for (const EdgeSpec& e : problem.edges) {
+      delays = std::max(delays, e.comm < 0 ? 0.0 : e.comm);
+      times.push_back(e.comm < 0 ? 0.0 : e.comm);
+    }
+    boundaries = static_cast<int64_t>(problem.edges.size() + problem.operators.size());
+  }
+  for (double c : problem.mem_cap) mems.push_back(c);
+  const double m = problem.microbatches;
+  const double p = problem.devices;
+  const double time_ticks = (m * (work + delays * static_cast<double>(boundaries) * 2)) *
+                            static_cast<double>(decimal_scale(times)) * split;
+  const double mem_ticks = (m * act + param) * static_cast<double>(decimal_scale(mems)) * split;
+  Totals out;
+  const double resolution_time = 1.0 / static_cast<double>(decimal_scale(times));
+  const double resolution_mem = 1.0 / static_cast<double>(decimal_scale(mems));
+  if (time_ticks * p > kLimit) {
+    out.ok = false;
+    out.expected = "a total time within exact 64-bit arithmetic (at most " +
+                   short_number(kLimit) + " ticks of " + short_number(resolution_time) +
+                   " over all devices)";
+    out.found = std::to_string(problem.microbatches) + " micro-batches of " +
+                short_number(work) + " time units of work on " +
+                std::to_string(problem.devices) + " devices (" + short_number(time_ticks * p) +
+                " ticks)";
+  } else if (mem_ticks * p > kLimit) {
+    out.ok = false;
+    out.expected = "a total memory within exact 64-bit arithmetic (at most " +
+                   short_number(kLimit) + " ticks of " + short_number(resolution_mem) +
+                   " over all devices)";
+    out.found = std::to_string(problem.microbatches) + " micro-batches of " +
+                short_number(act) + " activation units on " + std::to_string(problem.devices) +
+                " devices (" + short_number(mem_ticks * p) + " ticks)";
+  }
+  return out;
+}
+
 Status validate(const Problem& problem) {
   if (problem.devices < 1) return invalid("a problem needs at least 1 device");
   if (problem.microbatches < 1) return invalid("a problem needs at least 1 micro-batch");
@@ -417,11 +501,21 @@ Status validate(const Problem& problem) {
   for (double c : problem.mem_cap) {
     if (!finite_nonnegative(c)) return invalid("mem_cap must be finite and >= 0");
   }
-  auto check_values = [](const std::string& what, std::initializer_list<double> values, double act,
+  // Zero-time F or B operations would start and end at one instant, where
+  // the memory events' order (releases first) no longer matches the
+  // dependencies: schedules would release activations they never held.
+  auto check_values = [](const std::string& what, double f, double b, double fb,
+                         std::initializer_list<double> values, double act,
                          double keep) -> Status {
     for (double v : values) {
       if (!finite_nonnegative(v)) return invalid(what + ": values must be finite and >= 0");
+      if (!on_resolution(v)) {
+        return invalid(what + ": " + short_number(v) + " has more than 6 decimals");
+      }
     }
+    if (!(f > 0)) return invalid(what + ": F must be above 0 (F and B take time; W may be 0)");
+    if (!(b > 0)) return invalid(what + ": B must be above 0 (F and B take time; W may be 0)");
+    if (fb >= 0 && !(fb > 0)) return invalid(what + ": FB must be above 0");
     if (keep > act) return invalid(what + ": keep exceeds act");
     return Status::ok();
   };
@@ -432,11 +526,13 @@ Status validate(const Problem& problem) {
     }
     for (size_t s = 0; s < problem.stages.size(); ++s) {
       const StageSpec& st = problem.stages[s];
-      Status status = check_values("stage " + std::to_string(s),
-                                   {st.f, st.b, st.w, st.act, st.keep, st.param}, st.act, st.keep);
-      if (!status.is_ok()) return status;
       if (st.fb >= 0 && !std::isfinite(st.fb)) return invalid("FB must be finite");
       if (st.comm >= 0 && !std::isfinite(st.comm)) return invalid("comm must be finite");
+      Status status = check_values("stage " + std::to_string(s), st.f, st.b, st.fb,
+                                   {st.f, st.b, st.w, st.act, st.keep, st.param,
+                                    std::max(0.0, st.fb), std::max(0.0, st.comm)},
+                                   st.act, st.keep);
+      if (!status.is_ok()) return status;
     }
     if (problem.placement.kind == PlacementKind::kExplicit) {
       for (const std::vector<int32_t>& list : problem.placement.devices) {
@@ -448,31 +544,39 @@ Status validate(const Problem& problem) {
         }
       }
     }
-    return Status::ok();
-  }
-  const int32_t n = static_cast<int32_t>(problem.operators.size());
-  if (n == 0) return invalid("an operators problem needs at least 1 operator");
-  for (const OperatorSpec& o : problem.operators) {
-    Status status =
-        check_values("operator " + o.name, {o.f, o.b, o.w, o.act, o.keep, o.param}, o.act, o.keep);
-    if (!status.is_ok()) return status;
-    for (size_t i = 0; i < o.devices.size(); ++i) {
-      if (o.devices[i] < 0 || o.devices[i] >= problem.devices) {
-        return invalid("operator " + o.name + " names device " + std::to_string(o.devices[i]));
-      }
-      if (i > 0 && o.devices[i] <= o.devices[i - 1]) {
-        return invalid("operator " + o.name + ": devices must be ascending and distinct");
+  } else {
+    const int32_t n = static_cast<int32_t>(problem.operators.size());
+    if (n == 0) return invalid("an operators problem needs at least 1 operator");
+    for (const OperatorSpec& o : problem.operators) {
+      Status status = check_values("operator " + o.name, o.f, o.b, -1,
+                                   {o.f, o.b, o.w, o.act, o.keep, o.param}, o.act, o.keep);
+      if (!status.is_ok()) return status;
+      for (size_t i = 0; i < o.devices.size(); ++i) {
+        if (o.devices[i] < 0 || o.devices[i] >= problem.devices) {
+          return invalid("operator " + o.name + " names device " + std::to_string(o.devices[i]));
+        }
+        if (i > 0 && o.devices[i] <= o.devices[i - 1]) {
+          return invalid("operator " + o.name + ": devices must be ascending and distinct");
+        }
       }
     }
-  }
-  for (const EdgeSpec& edge : problem.edges) {
-    if (edge.from < 0 || edge.from >= n || edge.to < 0 || edge.to >= n) {
-      return invalid("an edge names an operator out of range");
+    for (const EdgeSpec& edge : problem.edges) {
+      if (edge.from < 0 || edge.from >= n || edge.to < 0 || edge.to >= n) {
+        return invalid("an edge names an operator out of range");
+      }
+      if (edge.from == edge.to) return invalid("an edge joins an operator to itself");
+      if (edge.comm >= 0 && !std::isfinite(edge.comm)) return invalid("comm must be finite");
     }
-    if (edge.from == edge.to) return invalid("an edge joins an operator to itself");
-    if (edge.comm >= 0 && !std::isfinite(edge.comm)) return invalid("comm must be finite");
+    if (!acyclic(n, problem.edges)) return invalid("the operator graph has a cycle");
   }
-  if (!acyclic(n, problem.edges)) return invalid("the operator graph has a cycle");
+  for (double v : problem.mem_cap) {
+    if (!on_resolution(v)) return invalid("mem_cap: " + short_number(v) + " has more than 6 decimals");
+  }
+  if (!on_resolution(problem.comm)) {
+    return invalid("comm: " + short_number(problem.comm) + " has more than 6 decimals");
+  }
+  const Totals totals = exact_totals(problem);
+  if (!totals.ok) return invalid("expected " + totals.expected + ", found " + totals.found);
   return Status::ok();
 }
 

@@ -9,7 +9,7 @@
 //     engine.offer(solution_from_elsewhere);  // optional: import incumbents
 //   }
 //
-// Inside (one technique per file under core/search/): the constructor runs
+// Inside (one technique per file under core/sharding/search/): the constructor runs
 // the exact presolve (core/sharding/presolve.h) and, for cores of at most
 // options.exact_max_nodes nodes, an exact branch and bound. step() then
 // splits its work between Lagrangian rounds (message passing on the

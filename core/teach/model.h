@@ -16,6 +16,8 @@
 namespace shardlab::teach {
 
 constexpr int32_t kMaxMeshRank = 4;
+// The largest model file read (course models take a few kilobytes).
+constexpr int64_t kMaxModelBytes = int64_t{16} << 20;
 
 struct MeshSpec {
   std::vector<int32_t> shape;          // devices along each axis

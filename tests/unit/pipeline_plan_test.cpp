@@ -88,7 +88,7 @@ Problem random_problem(Rng* rng, int32_t* max_ops) {
 
 // The optimum by brute force, independent of the planner: every placement
 // of the units and every topological order of the ops gives device orders;
-// P1's simulator times them and its metrics give the memory peaks. Every
+// the simulator (simulate.h) times them and its metrics give the memory peaks. Every
 // semi-active schedule arises this way, so the least makespan is optimal.
 // Returns -1 when no order fits the caps.
 int64_t brute_force(const Expansion& e) {
@@ -173,7 +173,7 @@ Run run_planner(const Problem& problem, PlannerOptions options, int64_t max_work
   return run;
 }
 
-// The schedule re-timed by P1's simulator from its own device orders is
+// The schedule re-timed by the simulator (simulate.h) from its own device orders is
 // no later, and respects the caps.
 void check_timeline(const Expansion& e, const Timeline& t, int64_t makespan) {
   Result<Timeline> again = simulate(e, order_of(e, t));
