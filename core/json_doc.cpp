@@ -912,6 +912,10 @@ Result<bool> JsonAt::boolean() const {
 }
 
 Status JsonAt::only_keys(std::initializer_list<std::string_view> allowed) const {
+  return only_keys(std::vector<std::string_view>(allowed));
+}
+
+Status JsonAt::only_keys(const std::vector<std::string_view>& allowed) const {
   Status status = expect(Kind::kObject);
   if (!status.is_ok()) return status;
   const Node& n = doc_->nodes[node_];
@@ -957,6 +961,29 @@ Result<std::string> JsonAt::string_or(std::string_view key, std::string fallback
 Result<bool> JsonAt::boolean_or(std::string_view key, bool fallback) const {
   const JsonAt at = (*this)[key];
   return at.exists() ? at.boolean() : Result<bool>(fallback);
+}
+
+Result<int64_t> decimal_integer(const JsonAt& at) {
+  const std::string expected = "a decimal integer such as \"445\"";
+  if (at.is(Kind::kNumber)) {
+    if (!at.value().integral) return at.error(expected);
+    return at.value().integer;
+  }
+  if (!at.is(Kind::kString)) return at.error(expected);
+  const std::string& text = at.value().text;
+  const bool negative = text.size() > 1 && text[0] == '-';
+  size_t i = negative ? 1 : 0;
+  if (i == text.size() || text.size() - i > 19) return at.error(expected);
+  __int128 value = 0;
+  for (; i < text.size(); ++i) {
+    if (text[i] < '0' || text[i] > '9') return at.error(expected);
+    value = value * 10 + (text[i] - '0');
+  }
+  if (negative) value = -value;
+  if (value > std::numeric_limits<int64_t>::max() || value < std::numeric_limits<int64_t>::min()) {
+    return at.error(expected);
+  }
+  return static_cast<int64_t>(value);
 }
 
 }  // namespace shardlab::json

@@ -135,6 +135,7 @@ class JsonAt {
   // OK when every key of this object is in `allowed`; otherwise an error at
   // the first other key, naming the closest allowed key when one is near.
   Status only_keys(std::initializer_list<std::string_view> allowed) const;
+  Status only_keys(const std::vector<std::string_view>& allowed) const;
 
   // Reads of optional members: the fallback when the key is absent.
   Result<int64_t> integer_or(std::string_view key, int64_t fallback, int64_t min,
@@ -172,6 +173,10 @@ std::string describe(const Value& value);
 // escaped, control characters written as escapes (\n, \u001b), so that a
 // name can never break the line or drive a terminal.
 std::string quote(std::string_view text, size_t limit = 40);
+
+// An int64 written as a decimal string ("445": values that may pass 2^53
+// travel so) or as an integral number.
+Result<int64_t> decimal_integer(const JsonAt& at);
 
 // Keeps the first error of a sequence of reads, so that code can read many
 // fields and check once: reads after an error return the fallback.

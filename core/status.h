@@ -17,6 +17,23 @@ enum class StatusCode {
   kInternal,         // a checker found an inconsistency (a bug)
 };
 
+// The code's name as it crosses to the page ({code: "InvalidInput", ...}).
+inline const char* status_code_name(StatusCode code) {
+  switch (code) {
+    case StatusCode::kOk:
+      return "Ok";
+    case StatusCode::kInvalidInput:
+      return "InvalidInput";
+    case StatusCode::kIoError:
+      return "IoError";
+    case StatusCode::kInvalidArgument:
+      return "InvalidArgument";
+    case StatusCode::kInternal:
+      return "Internal";
+  }
+  return "Internal";
+}
+
 class Status {
  public:
   Status() = default;

@@ -1,164 +1,139 @@
-// The pipeline planner's JavaScript surface (the planner and its MIP;
-// wasm/pipeline_bindings.cpp holds the rest): JSON text in and out, errors as
-// {"error": "message"}.
+// The pipeline planner's JavaScript surface: PipelinePlanner (pipeline_planner.h)
+// and the session's planner and MIP calls (pipeline_session.h), over
+// core/pipeline/planner.h and plan/mip.h. Results in the shape of
+// wasm/result.h; options and MIP solutions are read by the positioned JSON
+// reader (core/json_doc.h).
 //
 // Call chain:
-//   web/pipeline/lab.mjs ── postMessage ──> web/pipeline/worker.js
-//     worker.js: new PipelinePlanner(problemJson, optionsJson)
-//                .step(work) / .bestJson() / .lowerBound() / .statsJson() / .offer()
+//   web/pipeline/lab.mjs ── planner_client.mjs ── postMessage ──> web/pipeline/worker.js
+//     worker.js: session.planner(optionsJson) .step(work) / .progress(s) / .bestJson() / .offer()
 //                  ─> core/pipeline/planner.h ─> plan/engine, plan/search, ...
-//   web/pipeline/highs_worker.js: pipelineEmitLp() -> HiGHS (npm highs) ->
-//     pipelineScheduleFromMip(); pipelineMipStart() warm-starts HiGHS
+//     worker.js: session.emitLp() -> HiGHS (web/pipeline/highs_worker.js, npm highs) ->
+//                session.scheduleFromMip(); session.mipStart() warm-starts HiGHS
 //                  ─> core/pipeline/plan/mip.h
-#include <emscripten/bind.h>
-#include <emscripten/emscripten.h>
-
-#include <memory>
-#include <nlohmann/json.hpp>
 #include <string>
 
+#include "core/json_doc.h"
 #include "core/pipeline/pipeline.h"
-#include "core/pipeline/planner.h"
+#include "wasm/pipeline_planner.h"
+#include "wasm/pipeline_session.h"
+#include "wasm/result.h"
 
 namespace shardlab::pipeline::web {
+
+using emscripten::val;
+using shardlab::web::failure;
+using shardlab::web::ok;
+using shardlab::web::result_of;
+
 namespace {
 
-std::string error_json(const std::string& message) {
-  return nlohmann::json{{"error", message}}.dump();
-}
-
-struct Inputs {
-  Status status;
-  Problem problem;
+Result<PlannerOptions> options_of(const std::string& options_json) {
   PlannerOptions options;
-};
-
-Inputs read_inputs(const std::string& problem_json, const std::string& options_json) {
-  Inputs in;
-  Result<Problem> problem = read_problem_json("problem", problem_json);
-  if (!problem.is_ok()) {
-    in.status = problem.status();
-    return in;
-  }
-  in.problem = std::move(problem).value();
-  if (!options_json.empty()) in.status = plan_options_from_json(options_json, &in.options);
-  return in;
+  if (options_json.empty()) return options;
+  const Status status = plan_options_from_json("options", options_json, &options);
+  if (!status.is_ok()) return status;
+  return options;
 }
 
 }  // namespace
 
-class PipelinePlanner {
- public:
-  PipelinePlanner(const std::string& problem_json, const std::string& options_json)
-      : in_(read_inputs(problem_json, options_json)), started_ms_(emscripten_get_now()) {
-    if (!in_.status.is_ok()) return;
-    planner_ = std::make_unique<Planner>(in_.problem, in_.options);
-    if (!planner_->status().is_ok()) in_.status = planner_->status();
-  }
+bool PipelinePlanner::step(double work) { return planner_->step(static_cast<int64_t>(work)); }
+bool PipelinePlanner::finished() const { return planner_->finished(); }
 
-  // "" when the problem and options were accepted.
-  std::string error() const { return in_.status.is_ok() ? "" : in_.status.message(); }
-  bool step(double work) { return ok() && planner_->step(static_cast<int64_t>(work)); }
-  bool finished() const { return !ok() || planner_->finished(); }
-  double lower_bound() const { return ok() ? planner_->lower_bound() : 0; }
-  double best_makespan() const { return ok() ? planner_->best_makespan() : -1; }
-
-  std::string best_json() const {
-    if (!ok()) return error_json(in_.status.message());
-    if (!planner_->has_best()) return "";
-    ScheduleResult r =
-        evaluate_timeline(in_.problem, planner_->expansion(), planner_->best(), "planned");
-    r.lower_bound = planner_->lower_bound();
-    r.optimal = planner_->proven();
-    return schedule_json(r);
-  }
-
-  std::string stats_json() const {
-    if (!ok()) return error_json(in_.status.message());
-    nlohmann::ordered_json j = nlohmann::ordered_json::parse(planner_->stats_json());
-    j["seconds"] = (emscripten_get_now() - started_ms_) / 1000.0;
-    return j.dump();
-  }
-
-  bool offer(const std::string& schedule_json_text) {
-    if (!ok()) return false;
-    Result<ScheduleResult> s = read_schedule_json(in_.problem, "offered", schedule_json_text);
-    return s.is_ok() && planner_->offer(s.value().timeline, s.value().name);
-  }
-
- private:
-  bool ok() const { return in_.status.is_ok() && planner_; }
-  Inputs in_;
-  std::unique_ptr<Planner> planner_;
-  double started_ms_;
-};
-
-std::string pipeline_emit_lp(const std::string& problem_json, const std::string& options_json) {
-  Inputs in = read_inputs(problem_json, options_json);
-  if (!in.status.is_ok()) return error_json(in.status.message());
-  Planner planner(in.problem, in.options);
-  if (!planner.status().is_ok()) return error_json(planner.status().message());
-  return planner.emit_lp().lp;
+val PipelinePlanner::progress(double elapsed_s) const {
+  return shardlab::web::progress_val(progress_of(*planner_, elapsed_s));
 }
 
-std::string pipeline_mip_start(const std::string& problem_json, const std::string& options_json,
-                               const std::string& schedule_json_text) {
-  Inputs in = read_inputs(problem_json, options_json);
-  if (!in.status.is_ok()) return error_json(in.status.message());
-  Planner planner(in.problem, in.options);
-  if (!planner.status().is_ok()) return error_json(planner.status().message());
-  Result<ScheduleResult> s = read_schedule_json(in.problem, "schedule", schedule_json_text);
-  if (!s.is_ok()) return error_json(s.status().message());
-  Result<std::map<std::string, double>> columns = planner.mip_start(s.value().timeline);
-  if (!columns.is_ok()) return error_json(columns.status().message());
-  nlohmann::ordered_json j;
-  j["columns"] = columns.value();
-  return j.dump();
+val PipelinePlanner::best_json() const {
+  if (!planner_->has_best()) {
+    return failure(Status(StatusCode::kInvalidArgument, "the planner has no schedule yet"));
+  }
+  ScheduleResult r =
+      evaluate_timeline(*problem_, planner_->expansion(), planner_->best(), "planned");
+  r.lower_bound = planner_->lower_bound();
+  r.optimal = planner_->proven();
+  return ok(val(schedule_json(r)));
 }
 
-// solution_json: {"name": value, ...}, or HiGHS's {"Columns": {"name": {"Primal": v}}}.
-std::string pipeline_schedule_from_mip(const std::string& problem_json,
-                                       const std::string& options_json,
-                                       const std::string& solution_json) {
-  Inputs in = read_inputs(problem_json, options_json);
-  if (!in.status.is_ok()) return error_json(in.status.message());
-  const nlohmann::json j = nlohmann::json::parse(solution_json, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) return error_json("MIP solution: expected a JSON object");
-  const nlohmann::json& cols = j.contains("Columns") ? j["Columns"] : j;
+val PipelinePlanner::offer(const std::string& schedule) {
+  Result<ScheduleResult> s = read_schedule_json(*problem_, "offered", schedule);
+  if (!s.is_ok()) return failure(s.status());
+  return ok(val(planner_->offer(s.value().timeline, s.value().name)));
+}
+
+val PipelineSession::planner(const std::string& options_json) const {
+  Result<PlannerOptions> options = options_of(options_json);
+  if (!options.is_ok()) return failure(options.status());
+  auto planner = std::make_shared<Planner>(*problem_, options.value());
+  if (!planner->status().is_ok()) return failure(planner->status());
+  return ok(val(PipelinePlanner(problem_, std::move(planner))));
+}
+
+Result<const Planner*> PipelineSession::mip_planner(const std::string& options_json) {
+  if (mip_ && options_json == mip_options_) return static_cast<const Planner*>(mip_.get());
+  Result<PlannerOptions> options = options_of(options_json);
+  if (!options.is_ok()) return options.status();
+  auto planner = std::make_shared<Planner>(*problem_, options.value());
+  if (!planner->status().is_ok()) return planner->status();
+  mip_ = std::move(planner);
+  mip_options_ = options_json;
+  return static_cast<const Planner*>(mip_.get());
+}
+
+val PipelineSession::emit_lp(const std::string& options_json) {
+  Result<const Planner*> planner = mip_planner(options_json);
+  if (!planner.is_ok()) return failure(planner.status());
+  return ok(val(planner.value()->emit_lp().lp));
+}
+
+// {columns: {name: value}}: a schedule's values as a MIP start.
+val PipelineSession::mip_start(const std::string& options_json, const std::string& schedule) {
+  Result<const Planner*> planner = mip_planner(options_json);
+  if (!planner.is_ok()) return failure(planner.status());
+  Result<ScheduleResult> s = read_schedule_json(*problem_, "schedule", schedule);
+  if (!s.is_ok()) return failure(s.status());
+  Result<std::map<std::string, double>> columns = planner.value()->mip_start(s.value().timeline);
+  if (!columns.is_ok()) return failure(columns.status());
+  val values = val::object();
+  for (const auto& [name, value] : columns.value()) values.set(name, value);
+  val out = val::object();
+  out.set("columns", values);
+  return ok(out);
+}
+
+// solution: {"name": value, ...}, or HiGHS's {"Columns": {"name": {"Primal": v}}};
+// members of other shapes are ignored (HiGHS writes more than values).
+val PipelineSession::schedule_from_mip(const std::string& options_json,
+                                       const std::string& solution) {
+  Result<const Planner*> planner = mip_planner(options_json);
+  if (!planner.is_ok()) return failure(planner.status());
+  Result<json::Document> doc = json::Document::parse("MIP solution", solution);
+  if (!doc.is_ok()) return failure(doc.status());
+  const json::JsonAt root = doc.value().root();
+  const Status object = root.expect(json::Kind::kObject);
+  if (!object.is_ok()) return failure(object);
+  const json::JsonAt cols = root.has("Columns") ? root["Columns"] : root;
+  const Status cols_object = cols.expect(json::Kind::kObject);
+  if (!cols_object.is_ok()) return failure(cols_object);
   std::map<std::string, double> values;
-  for (auto it = cols.begin(); it != cols.end(); ++it) {
-    if (it.value().is_number()) {
-      values[it.key()] = it.value().get<double>();
-    } else if (it.value().is_object() && it.value().contains("Primal") &&
-               it.value()["Primal"].is_number()) {
-      values[it.key()] = it.value()["Primal"].get<double>();
+  const std::vector<std::string> names = cols.keys();
+  for (size_t i = 0; i < names.size(); ++i) {
+    const json::JsonAt v = cols.member(i);
+    if (v.is(json::Kind::kNumber)) {
+      values[names[i]] = v.value().number;
+    } else if (v.is(json::Kind::kObject) && v["Primal"].is(json::Kind::kNumber)) {
+      values[names[i]] = v["Primal"].value().number;
     }
   }
-  Planner planner(in.problem, in.options);
-  if (!planner.status().is_ok()) return error_json(planner.status().message());
-  Result<Timeline> t = planner.schedule_from_mip(values);
-  if (!t.is_ok()) return error_json(t.status().message());
-  ScheduleResult r = evaluate_timeline(in.problem, planner.expansion(), t.value(), "mip");
-  return schedule_json(r);
+  Result<Timeline> t = planner.value()->schedule_from_mip(values);
+  if (!t.is_ok()) return failure(t.status());
+  return ok(val(
+      schedule_json(evaluate_timeline(*problem_, planner.value()->expansion(), t.value(), "mip"))));
 }
 
-std::string pipeline_plan_options_schema() { return plan_options_schema_json(); }
-
-EMSCRIPTEN_BINDINGS(pipeline_planner) {
-  emscripten::class_<PipelinePlanner>("PipelinePlanner")
-      .constructor<std::string, std::string>()
-      .function("error", &PipelinePlanner::error)
-      .function("step", &PipelinePlanner::step)
-      .function("finished", &PipelinePlanner::finished)
-      .function("lowerBound", &PipelinePlanner::lower_bound)
-      .function("bestMakespan", &PipelinePlanner::best_makespan)
-      .function("bestJson", &PipelinePlanner::best_json)
-      .function("statsJson", &PipelinePlanner::stats_json)
-      .function("offer", &PipelinePlanner::offer);
-  emscripten::function("pipelineEmitLp", &pipeline_emit_lp);
-  emscripten::function("pipelineMipStart", &pipeline_mip_start);
-  emscripten::function("pipelineScheduleFromMip", &pipeline_schedule_from_mip);
-  emscripten::function("pipelinePlanOptionsSchema", &pipeline_plan_options_schema);
+val plan_options_schema_of() {
+  return ok(val::global("JSON").call<val>("parse", plan_options_schema().dump()));
 }
 
 }  // namespace shardlab::pipeline::web

@@ -1,18 +1,18 @@
 // The teaching lab's JavaScript surface (its own EMSCRIPTEN_BINDINGS block):
-// JSON text in, JSON text out. The page generates an instance here, solves
-// the bytes with the sharding lab's SolverClient (the same workers as any
-// instance), and comes back for the explanation of the plan.
+// model text in; the generated instance, the explanation or the whole solve
+// out, in the one result shape (wasm/result.h). The page generates an
+// instance here, solves the bytes with the sharding lab's SolverClient (the
+// same workers as any instance), and comes back for the explanation.
 //
 // Call chain:
 //   web/teach/lab.mjs ── teachGenerate(model text) ──> core/teach/teach.h (generate,
 //        │                                              instance_json, sidecar_json)
 //        ├── web/sharding/solver_client.mjs ({kind: 'bytes'}) ── web/sharding/worker.js
-//        └── teachExplain(model text, plan JSON) ──> core/teach/explain.h
+//        └── teachExplain(model text, request JSON) ──> core/teach/explain.h
 //   tests/wasm/teach.test.mjs: teachSolve(model text, options JSON) ──> core/teach/session.h,
 //        compared with `parity_native cli teach MODEL --json`
 #include <emscripten/bind.h>
 
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -20,154 +20,158 @@
 #include "core/teach/explain.h"
 #include "core/teach/session.h"
 #include "core/teach/teach.h"
+#include "wasm/result.h"
 
 namespace shardlab::teach {
 namespace {
 
-std::string error_json(const Status& status) {
-  return nlohmann::json{{"error", status.message()}}.dump();
+using emscripten::val;
+using shardlab::web::failure;
+using shardlab::web::ok;
+
+template <typename T>
+val array_of(const std::vector<T>& items) {
+  val out = val::array();
+  for (const T& item : items) out.call<void>("push", val(item));
+  return out;
 }
 
-// {"instance": contest JSON text, "sidecar": {...}, "nodes", "edges",
-// "strategies", "usage_limit", "model": {"name", "batch": letter, "batch_size",
-// "batch_tensors": [[tensor, dimension], ...] (declared tensors carrying the
-// batch letter, for the page's batch control), "mesh": {"shape", "axes"},
-// "device_memory_GB"}} or {"error": "FILE:LINE:COL ..."}.
-std::string teach_generate(const std::string& model_text, const std::string& source_name,
-                           const std::string& options_json) {
+// {instance: contest JSON text, sidecar: its sidecar JSON text (both are
+// files the page can save), nodes, edges, strategies, usage_limit (a decimal
+// string, or null), model: {name, training, batch: letter, batch_size,
+// batch_tensors: [[tensor, dimension], ...] (declared tensors carrying the
+// batch letter, for the page's batch control), mesh: {shape, axes},
+// device_memory_GB}}.
+val teach_generate(const std::string& model_text, const std::string& source_name,
+                   const std::string& options_json) {
   Result<ModelSpec> model = read_model(source_name, model_text);
-  if (!model.is_ok()) return error_json(model.status());
+  if (!model.is_ok()) return failure(model.status());
   Result<GenerateOptions> options = generate_options_from_json("options", options_json);
-  if (!options.is_ok()) return error_json(options.status());
+  if (!options.is_ok()) return failure(options.status());
   Result<Generated> gen = generate(model.value(), options.value());
-  if (!gen.is_ok()) return error_json(gen.status());
+  if (!gen.is_ok()) return failure(gen.status());
   const Problem& p = gen.value().problem;
-  nlohmann::ordered_json out;
-  out["instance"] = instance_json(gen.value());
-  out["sidecar"] = nlohmann::ordered_json::parse(sidecar_json(gen.value()));
-  out["nodes"] = p.num_nodes();
-  out["edges"] = p.num_edges();
-  out["strategies"] = p.total_strategies();
-  out["usage_limit"] =
-      p.has_usage_limit ? nlohmann::json(std::to_string(p.usage_limit)) : nlohmann::json(nullptr);
+  val out = val::object();
+  out.set("instance", instance_json(gen.value()));
+  out.set("sidecar", sidecar_json(gen.value()));
+  out.set("nodes", p.num_nodes());
+  out.set("edges", p.num_edges());
+  out.set("strategies", static_cast<double>(p.total_strategies()));
+  out.set("usage_limit", p.has_usage_limit ? val(std::to_string(p.usage_limit)) : val::null());
   const ModelSpec& m = model.value();
-  nlohmann::ordered_json info;
-  info["name"] = m.name;
-  info["training"] = m.training;
-  info["batch"] = m.batch ? std::string(1, m.batch) : std::string();
-  int64_t batch_size = 0;
-  nlohmann::ordered_json carriers = nlohmann::ordered_json::array();
+  val info = val::object();
+  info.set("name", m.name);
+  info.set("training", m.training);
+  info.set("batch", m.batch ? std::string(1, m.batch) : std::string());
+  double batch_size = 0;
+  val carriers = val::array();
   for (const TensorSpec& t : m.tensors) {
     const size_t d = m.batch ? t.dims.find(m.batch) : std::string::npos;
     if (t.producer >= 0 || d == std::string::npos) continue;
-    batch_size = t.shape[d];
-    carriers.push_back({t.name, d});
+    batch_size = static_cast<double>(t.shape[d]);
+    val pair = val::array();
+    pair.call<void>("push", val(t.name));
+    pair.call<void>("push", val(static_cast<double>(d)));
+    carriers.call<void>("push", pair);
   }
-  info["batch_size"] = batch_size;
-  info["batch_tensors"] = std::move(carriers);
-  info["mesh"] = {{"shape", m.mesh.shape}, {"axes", m.mesh.axes}};
-  info["device_memory_GB"] =
-      m.mesh.has_memory ? nlohmann::json(m.mesh.device_memory_GB) : nlohmann::json(nullptr);
-  out["model"] = std::move(info);
-  return out.dump();
+  info.set("batch_size", batch_size);
+  info.set("batch_tensors", carriers);
+  val mesh = val::object();
+  std::vector<double> shape(m.mesh.shape.begin(), m.mesh.shape.end());
+  mesh.set("shape", array_of(shape));
+  mesh.set("axes", array_of(m.mesh.axes));
+  info.set("mesh", mesh);
+  info.set("device_memory_GB", m.mesh.has_memory ? val(m.mesh.device_memory_GB) : val::null());
+  out.set("model", info);
+  return ok(out);
 }
 
-// planJson: {"source": name, "options": {...as teachGenerate}, "plan": [...],
-// "cost", "lower_bound" (decimal strings or numbers), "seconds", and for a
-// forced run "free": {"cost", "lower_bound", "proven"}}. Returns the CLI's
-// --json document for that plan (the least-memory plan among equals).
-std::string teach_explain(const std::string& model_text, const std::string& plan_json) {
-  const nlohmann::json request = nlohmann::json::parse(plan_json, nullptr, false);
-  if (request.is_discarded() || !request.is_object() || !request.contains("plan") ||
-      !request["plan"].is_array()) {
-    return error_json(
-        Status(StatusCode::kInvalidArgument, "teachExplain: expected {\"plan\": [...], ...}"));
-  }
-  const std::string source = request.contains("source") && request["source"].is_string()
-                                 ? request["source"].get<std::string>()
-                                 : "model.json";
-  Result<ModelSpec> model = read_model(source, model_text);
-  if (!model.is_ok()) return error_json(model.status());
-  const std::string options_text = request.contains("options") ? request["options"].dump() : "";
-  Result<GenerateOptions> options = generate_options_from_json("options", options_text);
-  if (!options.is_ok()) return error_json(options.status());
-  Result<Generated> gen = generate(model.value(), options.value());
-  if (!gen.is_ok()) return error_json(gen.status());
+// request: {"source": name, "options": {...as teachGenerate}, "plan": [...],
+// "cost", "lower_bound" (decimal strings or integers), "seconds", and for a
+// forced run "free": {"cost", "lower_bound"}}, read with positioned errors.
+// The value is the CLI's --json document (text) for that plan (the
+// least-memory plan among equals).
+val teach_explain(const std::string& model_text, const std::string& request_json) {
+  Result<json::Document> doc = json::Document::parse("request", request_json);
+  if (!doc.is_ok()) return failure(doc.status());
+  const json::JsonAt request = doc.value().root();
+  Status s =
+      request.only_keys({"source", "options", "plan", "cost", "lower_bound", "seconds", "free"});
+  if (!s.is_ok()) return failure(s);
+  json::Errors errors;
+  const std::string source = errors.take(request.string_or("source", "model.json"));
+  const json::JsonAt plan_at = request["plan"];
+  errors.add(plan_at.expect(json::Kind::kArray));
   std::vector<int32_t> plan;
-  for (const auto& v : request["plan"]) {
-    if (!v.is_number_integer()) {
-      return error_json(Status(StatusCode::kInvalidArgument, "teachExplain: a plan of integers"));
-    }
-    plan.push_back(static_cast<int32_t>(v.get<int64_t>()));
+  for (size_t i = 0; errors.ok() && i < plan_at.size(); ++i) {
+    plan.push_back(static_cast<int32_t>(errors.take(plan_at[i].integer(0, 1 << 30))));
   }
+  SolveSummary summary;
+  if (request.has("cost") && !request["cost"].is(json::Kind::kNull)) {
+    summary.found = true;
+    summary.cost = errors.take(json::decimal_integer(request["cost"]));
+    if (request.has("lower_bound")) {
+      summary.lower_bound = errors.take(json::decimal_integer(request["lower_bound"]));
+    }
+    summary.proven_optimal = summary.lower_bound >= summary.cost;
+    summary.seconds = errors.take(request.number_or("seconds", 0, 0, 1e9));
+  }
+  if (request.has("free")) {
+    const json::JsonAt free = request["free"];
+    errors.add(free.only_keys({"key", "cost", "lower_bound"}));
+    if (errors.ok()) {
+      summary.has_unforced = true;
+      summary.unforced_cost = errors.take(json::decimal_integer(free["cost"]));
+      summary.unforced_bound = errors.take(json::decimal_integer(free["lower_bound"]));
+      summary.unforced_proven = summary.unforced_bound >= summary.unforced_cost;
+    }
+  }
+  GenerateOptions options;
+  if (errors.ok() && request.has("options")) {
+    options = errors.take(generate_options_from_json(request["options"]));
+  }
+  if (!errors.ok()) return failure(errors.status());
+  Result<ModelSpec> model = read_model(source, model_text);
+  if (!model.is_ok()) return failure(model.status());
+  Result<Generated> gen = generate(model.value(), options);
+  if (!gen.is_ok()) return failure(gen.status());
   if (static_cast<int32_t>(plan.size()) != gen.value().problem.num_nodes()) {
-    return error_json(Status(StatusCode::kInvalidArgument,
-                             "teachExplain: the plan has " + std::to_string(plan.size()) +
-                                 " entries but the instance has " +
-                                 std::to_string(gen.value().problem.num_nodes()) + " nodes"));
+    return failure(plan_at.error(
+        "a plan of " + std::to_string(gen.value().problem.num_nodes()) + " entries (one per node)",
+        "a plan of " + std::to_string(plan.size())));
   }
   Result<Explanation> x = explain(gen.value(), prefer_less_memory(gen.value(), plan));
-  if (!x.is_ok()) return error_json(x.status());
-  // Costs arrive as decimal strings (the solver client's) or numbers; anything
-  // else reads as 0 (the module is built without exceptions).
-  auto integer = [](const nlohmann::json& v) -> int64_t {
-    if (v.is_number_integer()) return v.get<int64_t>();
-    if (!v.is_string()) return 0;
-    int64_t out = 0;
-    for (char c : v.get<std::string>()) {
-      if (c < '0' || c > '9') return 0;
-      out = out * 10 + (c - '0');
-    }
-    return out;
-  };
-  SolveSummary summary;
-  if (request.contains("cost") && !request["cost"].is_null()) {
-    summary.found = true;
-    summary.cost = integer(request["cost"]);
-    summary.lower_bound = request.contains("lower_bound") ? integer(request["lower_bound"]) : 0;
-    summary.proven_optimal = summary.lower_bound >= summary.cost;
-    if (request.contains("seconds") && request["seconds"].is_number()) {
-      summary.seconds = request["seconds"].get<double>();
-    }
-  }
-  if (request.contains("free") && request["free"].is_object() && request["free"].contains("cost") &&
-      request["free"].contains("lower_bound")) {
-    const nlohmann::json& free = request["free"];
-    summary.has_unforced = true;
-    summary.unforced_cost = integer(free["cost"]);
-    summary.unforced_bound = integer(free["lower_bound"]);
-    summary.unforced_proven = summary.unforced_bound >= summary.unforced_cost;
-  }
-  return explanation_json(gen.value(), x.value(), summary);
+  if (!x.is_ok()) return failure(x.status());
+  return ok(val(explanation_json(gen.value(), x.value(), summary)));
 }
 
 // Generate, solve (the portfolio, one thread here) and explain in one call:
-// what `shardlab teach MODEL --json` prints. optionsJson as teachGenerate's
-// plus "time_limit_s".
-std::string teach_solve(const std::string& model_text, const std::string& options_json) {
+// what `shardlab teach MODEL --json` prints (text). options_json as
+// teachGenerate's plus "time_limit_s".
+val teach_solve(const std::string& model_text, const std::string& options_json) {
   Result<ModelSpec> model = read_model("model.json", model_text);
-  if (!model.is_ok()) return error_json(model.status());
-  nlohmann::json request =
-      nlohmann::json::parse(options_json.empty() ? "{}" : options_json, nullptr, false);
-  if (request.is_discarded() || !request.is_object()) {
-    return error_json(
-        Status(StatusCode::kInvalidArgument, "teachSolve: options must be an object"));
-  }
+  if (!model.is_ok()) return failure(model.status());
   Options solver = teach_solver_options();
-  if (request.contains("time_limit_s")) {
-    if (request["time_limit_s"].is_number()) solver.time_limit_s = request["time_limit_s"];
-    request.erase("time_limit_s");
+  GenerateOptions options;
+  if (!options_json.empty()) {
+    Result<json::Document> doc = json::Document::parse("options", options_json);
+    if (!doc.is_ok()) return failure(doc.status());
+    const json::JsonAt root = doc.value().root();
+    Result<GenerateOptions> read = generate_options_from_json(root, {"time_limit_s"});
+    if (!read.is_ok()) return failure(read.status());
+    options = std::move(read).value();
+    Result<double> limit = root.number_or("time_limit_s", solver.time_limit_s, 0, 1e7);
+    if (!limit.is_ok()) return failure(limit.status());
+    solver.time_limit_s = limit.value();
   }
-  Result<GenerateOptions> options = generate_options_from_json("options", request.dump());
-  if (!options.is_ok()) return error_json(options.status());
-  Result<Session> session = solve_model(model.value(), options.value(), solver);
-  if (!session.is_ok()) return error_json(session.status());
+  Result<Session> session = solve_model(model.value(), options, solver);
+  if (!session.is_ok()) return failure(session.status());
   if (!session.value().summary.found) {
-    return error_json(Status(StatusCode::kInvalidInput,
-                             "no plan fits: the memory limit is too tight for every plan"));
+    return failure(Status(StatusCode::kInvalidInput,
+                          "no plan fits: the memory limit is too tight for every plan"));
   }
-  return explanation_json(session.value().gen, session.value().explanation,
-                          session.value().summary);
+  return ok(val(
+      explanation_json(session.value().gen, session.value().explanation, session.value().summary)));
 }
 
 }  // namespace

@@ -3,11 +3,13 @@
 // hashed, gunzipped by DecompressionStream when it starts with the gzip magic,
 // and fed chunk by chunk to Loader. No JS string of the file is ever built and
 // the file is never held whole. Used by worker.js and tests/wasm.
+import {ShardLabError, unwrap} from './result.mjs';
 
 // Pieces this small keep the wasm-side copy buffer a rounding error of the heap.
 export const FEED_CHUNK_BYTES = 1 << 16;
 
-export class LoadError extends Error {}
+// A file that cannot be read: the core's code and one-line message.
+export class LoadError extends ShardLabError {}
 
 export function isGzip(bytes) {
   return bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b;
@@ -43,13 +45,13 @@ export async function loadInstance(M, stream, name, {onProgress} = {}) {
   const raw = stream.getReader();
   let rawBytes = 0;
   let jsonBytes = 0;
-  let failure = '';
+  let failure = null;  // the core's {code, message}
   const feed = (bytes) => {
     if (failure) return;
     jsonBytes += bytes.length;
     push(loader, bytes, (n) => {
-      const error = failure ? '' : loader.feed(n);
-      if (error) failure = error;
+      const fed = failure ? {ok: true} : loader.feed(n);
+      if (!fed.ok) failure = fed.error;
     });
   };
   let gzip = false;
@@ -93,17 +95,17 @@ export async function loadInstance(M, stream, name, {onProgress} = {}) {
         await inflater.close();
         await drained;
       } catch (error) {
-        if (!failure) failure = gzipMessage(name, rawBytes, error);
+        if (!failure) failure = {code: 'InvalidInput', message: gzipMessage(name, rawBytes, error)};
       }
     }
     if (failure) {
       raw.cancel().catch(() => {});
-      throw new LoadError(failure);
+      throw new LoadError(failure.code, failure.message);
     }
-    const error = loader.finish();
-    if (error) throw new LoadError(error);
+    const finished = loader.finish();
+    if (!finished.ok) throw new LoadError(finished.error.code, finished.error.message);
     return {
-      model: loader.model(),
+      model: finished.value,
       sha256: hasher.hexDigest(),
       fileBytes: rawBytes,
       jsonBytes,
@@ -119,7 +121,7 @@ export async function loadInstance(M, stream, name, {onProgress} = {}) {
 // Exported input fields of a model, as ArrayBuffers ready to transfer.
 export function exportModel(model) {
   const fields = [];
-  for (let i = 0; i < model.fieldCount(); ++i) fields.push(model.exportField(i).buffer);
+  for (let i = 0; i < model.fieldCount(); ++i) fields.push(unwrap(model.exportField(i)).buffer);
   return {
     fields,
     name: model.name(),
@@ -133,11 +135,11 @@ export function importModel(M, {fields, name, hasLimit, limit}) {
   const importer = new M.ModelImport();
   try {
     fields.forEach((buffer, i) => {
-      importer.field(i, buffer.byteLength).set(new Uint8Array(buffer));
+      unwrap(importer.field(i, buffer.byteLength)).set(new Uint8Array(buffer));
     });
-    const error = importer.finish(name, hasLimit, limit);
-    if (error) throw new LoadError(error);
-    return importer.model();
+    const finished = importer.finish(name, hasLimit, limit);
+    if (!finished.ok) throw new LoadError(finished.error.code, finished.error.message);
+    return finished.value;
   } finally {
     importer.delete();
   }

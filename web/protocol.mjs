@@ -1,26 +1,46 @@
-// The message protocol between the page (solver_client.mjs) and each solver
-// worker (worker.js). Requests carry an id and an op; every reply echoes the
-// id and has one of five types. Errors come back as {type: 'error', id, message}.
+// The message protocol between the page (web/worker_client.mjs and each
+// lab's client) and the labs' workers (served by web/worker_shell.mjs).
+// Requests carry an id and an op; every reply echoes the id and has one of
+// five types with a typed payload:
+//   ready      {version}                       the worker's modules loaded (id 0)
+//   progress   {record} | {load} | {model}     an engine's progress record, bytes
+//                                              read ({bytes, total}), or a MIP's
+//                                              column names ({names, start})
+//   incumbent  {record, ...solution}           a better solution (plan, schedule,
+//                                              column values) with its record
+//   done       the op's own payload            the request finished
+//   error      {error: {code, message}}        the request failed (web/result.mjs)
+// The record is the core's progress record (core/progress.h), the same for
+// every engine: {elapsedS, found, incumbent, bound, gap, finished, counters}.
 // Pure module: also imported by node unit tests (tests/web/protocol.test.mjs).
+import {CODES, errorOf} from './result.mjs';
 
 export const MSG = Object.freeze({
-  READY: 'ready',          // the worker's module is loaded (id 0)
-  PROGRESS: 'progress',    // loading bytes, or engine counters while solving
-  INCUMBENT: 'incumbent',  // a better plan (and bound) from this worker's engine
-  DONE: 'done',            // the request finished; carries its result
-  ERROR: 'error',          // the request failed; carries the core's message
+  READY: 'ready',
+  PROGRESS: 'progress',
+  INCUMBENT: 'incumbent',
+  DONE: 'done',
+  ERROR: 'error',
 });
 
 export const OP = Object.freeze({
+  STOP: 'stop',    // stop the running run (START, PLAN), which then replies done
+  OFFER: 'offer',  // a solution found elsewhere: {plan} or {schedule} (JSON text)
+  // The sharding lab (web/sharding/worker.js).
   LOAD: 'load',    // {source}: stream and parse an instance; reply with model fields
-  MODEL: 'model',  // {fields, name, hasLimit, limit}: import a model parsed elsewhere
+  MODEL: 'model',  // {model: {fields, name, hasLimit, limit}}: import a model parsed elsewhere
   START: 'start',  // {options, index, timeLimitS, baseS}: run the engine
-  STOP: 'stop',    // stop the running START (which then replies done)
-  OFFER: 'offer',  // {plan}: an incumbent found by another worker
-  // The pipeline lab (web/pipeline/worker.js and highs_worker.js); STOP and
-  // OFFER ({schedule}: a schedule JSON text) serve them too.
-  PLAN: 'plan',          // {problem, options, timeLimitS}: run the pipeline planner
-  SOLVE_LP: 'solve-lp',  // {lp, start: {names, values}, timeLimitS}: HiGHS on LP text
+  // The pipeline lab (web/pipeline/worker.js): a session per problem.
+  OPEN: 'open',              // {text, source} | {flags}: parse the problem, simulate every schedule
+  CHECK: 'check',            // {schedule}: a schedule JSON re-timed and checked
+  EXPORT: 'export',          // {schedule, format}: Chrome trace or PyTorch CSV text
+  IMPORT_CSV: 'import-csv',  // {csv, source}: a PyTorch schedule CSV, timed
+  EMIT_LP: 'emit-lp',        // {options}: the MIP as CPLEX-LP text
+  MIP_START: 'mip-start',    // {options, schedule}: its column values
+  FROM_MIP: 'from-mip',      // {options, columns}: the schedule of column values
+  PLAN: 'plan',              // {options, timeLimitS}: run the planner on the session
+  // HiGHS (web/pipeline/highs_worker.js).
+  SOLVE_LP: 'solve-lp',  // {lp, start: {names, values}, timeLimitS}
 });
 
 // Worker-side throttle for progress and incumbent messages: at most 10 Hz.
@@ -40,8 +60,51 @@ export function reply(type, id, payload = {}) {
   return {...payload, id, type};
 }
 
-export function errorReply(id, message) {
-  return reply(MSG.ERROR, id, {message: String(message)});
+/** An ERROR reply; the error keeps its core code (web/result.mjs). */
+export function errorReply(id, error) {
+  return reply(MSG.ERROR, id, {error: errorOf(error)});
+}
+
+/** (incumbent - bound) / incumbent as the core computes it: 0 when proven, 1 when none. */
+export function relativeGap(found, incumbent, bound) {
+  if (!found) return 1;
+  if (bound >= incumbent) return 0;
+  const scale = Math.abs(incumbent);
+  return scale > 0 ? (incumbent - bound) / scale : 1;
+}
+
+/**
+ * A progress record for engines outside the core (HiGHS): incumbent null
+ * when none is known; gap as the core computes it.
+ */
+export function makeRecord({elapsedS, incumbent = null, bound, finished = false, counters = {}}) {
+  const found = Number.isFinite(incumbent);
+  return {
+    elapsedS,
+    found,
+    incumbent: found ? incumbent : null,
+    bound,
+    gap: relativeGap(found, incumbent, bound),
+    finished,
+    counters,
+  };
+}
+
+/** An error text for a malformed progress record, or ''. */
+export function checkRecord(r) {
+  if (!r || typeof r !== 'object') return 'a record must be an object';
+  if (!Number.isFinite(r.elapsedS) || r.elapsedS < 0) return 'a record needs elapsedS >= 0';
+  if (typeof r.found !== 'boolean') return 'a record needs found (true or false)';
+  if (r.found ? !Number.isFinite(r.incumbent) : r.incumbent !== null) {
+    return 'a record\'s incumbent is a number when found, else null';
+  }
+  if (!Number.isFinite(r.bound)) return 'a record needs a finite bound';
+  if (!(Number.isFinite(r.gap) && r.gap >= 0)) return 'a record needs a gap >= 0';
+  if (typeof r.finished !== 'boolean') return 'a record needs finished (true or false)';
+  if (!r.counters || typeof r.counters !== 'object' || Array.isArray(r.counters)) {
+    return 'a record needs counters (an object)';
+  }
+  return '';
 }
 
 // Returns an error text for a malformed message, or '' when it is fine.
@@ -56,8 +119,30 @@ export function checkReply(msg) {
   if (!msg || typeof msg !== 'object') return 'a reply must be an object';
   if (!MSG_TYPES.has(msg.type)) return `unknown message type '${msg && msg.type}'`;
   if (!Number.isInteger(msg.id) || msg.id < 0) return 'a reply needs an id';
-  if (msg.type === MSG.ERROR && typeof msg.message !== 'string') return 'an error needs a message';
-  return '';
+  switch (msg.type) {
+    case MSG.READY:
+      return typeof msg.version === 'string' ? '' : 'ready needs the version';
+    case MSG.ERROR: {
+      const e = msg.error;
+      if (!e || typeof e.message !== 'string') return 'an error needs a message';
+      return CODES.includes(e.code) ? '' : `an error's code must be one of ${CODES.join(', ')}`;
+    }
+    case MSG.PROGRESS: {
+      const kinds = ['record', 'load', 'model'].filter((k) => msg[k] !== undefined);
+      if (kinds.length !== 1) return 'progress carries one of record, load or model';
+      if (kinds[0] === 'record') return checkRecord(msg.record);
+      if (kinds[0] === 'load') {
+        return Number.isFinite(msg.load.bytes) && Number.isFinite(msg.load.total) ?
+            '' :
+            'load progress needs bytes and total';
+      }
+      return Array.isArray(msg.model.names) ? '' : 'model progress needs the column names';
+    }
+    case MSG.INCUMBENT:
+      return checkRecord(msg.record);
+    default:
+      return '';
+  }
 }
 
 // Lets at most one event through per interval; `force` always passes (the

@@ -1,11 +1,13 @@
 // A Web Worker seen from the page: requests carry an id and resolve with the
 // worker's DONE reply (or reject with its ERROR); PROGRESS and INCUMBENT
-// replies go to onEvent(index, msg, op). A worker that fails outside any
+// replies go to onEvent(index, msg, op). Errors reject with a ShardLabError
+// carrying the core's code (web/result.mjs). A worker that fails outside any
 // request (its script, or its wasm module not starting) rejects `ready` and
 // every pending call, so nothing waits forever. Shared by every lab's client
-// (sharding/solver_client.mjs, the pipeline and teaching labs); protocol.mjs
-// defines the messages.
+// (sharding/solver_client.mjs, the pipeline lab's clients); protocol.mjs
+// defines the messages, worker_shell.mjs serves them.
 import {MSG, request} from './protocol.mjs';
+import {fromError, ShardLabError} from './result.mjs';
 
 export class WorkerHandle {
   constructor(url, index, onEvent) {
@@ -17,26 +19,26 @@ export class WorkerHandle {
       // A failure outside any request (the worker's script, or its module
       // failing to start) rejects `ready` and every call still waiting, so
       // nothing waits forever on a dead worker.
-      const fail = (message) => {
-        const error = new Error(message);
+      const fail = (error) => {
         reject(error);
         this.failPending(error);
       };
       this.worker.onerror = (event) => {
         event.preventDefault();
-        fail(`the solver worker failed: ${event.message || 'no reason given'}`);
+        fail(new ShardLabError(
+            'Internal', `the worker ${url} failed: ${event.message || 'no reason given'}`));
       };
       this.worker.onmessage = (event) => {
         const msg = event.data;
         if (msg.type === MSG.READY) return resolve(msg);
-        if (msg.type === MSG.ERROR && msg.id === 0) return fail(msg.message);
+        if (msg.type === MSG.ERROR && msg.id === 0) return fail(fromError(msg.error));
         const call = this.pending.get(msg.id);
         if (!call) return;
         if (msg.type === MSG.DONE || msg.type === MSG.ERROR) this.pending.delete(msg.id);
         if (msg.type === MSG.DONE)
           call.resolve(msg);
         else if (msg.type === MSG.ERROR)
-          call.reject(new Error(msg.message));
+          call.reject(fromError(msg.error));
         else
           onEvent(this.index, msg, call.op);
       };
@@ -59,6 +61,6 @@ export class WorkerHandle {
 
   terminate() {
     this.worker.terminate();
-    this.failPending(new Error('the worker was stopped'));
+    this.failPending(new ShardLabError('Internal', 'the worker was stopped'));
   }
 }

@@ -414,17 +414,18 @@ int plan_command(const Args& a, const Problem& problem) {
   if (!status.is_ok()) return usage_error(status.message());
   catch_interrupts();
   const bool quiet = a.json && a.out.empty();
-  const PlanSink sink = [&](const PlanEvent& event) {
+  const ProgressSink sink = [&](const Progress& p) {
     std::FILE* to = quiet ? stderr : stdout;
-    if (event.found) {
-      std::fprintf(to, "# %.3f s makespan %s bound %s gap %s (%s)\n", event.seconds,
-                   number_text(event.makespan).c_str(), number_text(event.bound).c_str(),
-                   percent(event.gap).c_str(), event.source.c_str());
+    if (p.found) {
+      const Counters::Entry* source = p.counters.find("best_source");
+      std::fprintf(to, "# %.3f s makespan %s bound %s gap %s (%s)\n", p.elapsed_s,
+                   number_text(p.incumbent).c_str(), number_text(p.bound).c_str(),
+                   percent(p.gap).c_str(), source ? source->text.c_str() : "");
     } else {
-      std::fprintf(to, "# %.3f s bound %s, no schedule yet\n", event.seconds,
-                   number_text(event.bound).c_str());
+      std::fprintf(to, "# %.3f s bound %s, no schedule yet\n", p.elapsed_s,
+                   number_text(p.bound).c_str());
     }
-    return true;
+    return SinkReply::kContinue;
   };
   PlanResult result = plan(problem, options, options.time_limit_s, sink, interrupt_flag());
   if (!result.status.is_ok()) return fail(result.status, "pipeline: ");
@@ -439,7 +440,7 @@ int plan_command(const Args& a, const Problem& problem) {
       evaluate_timeline(problem, std::move(result.expansion), std::move(result.best), "planned");
   s.lower_bound = result.lower_bound;
   s.optimal = result.optimal;
-  s.planner_stats = result.stats_json;
+  s.planner_counters = result.counters;
   s.seconds = result.seconds;
   return emit(a, s);
 }
@@ -469,7 +470,7 @@ int pipeline_command(const std::vector<std::string>& args) {
       return kExitOk;
     }
     if (arg == "--plan-options") {
-      std::cout << plan_options_schema_json() << "\n";
+      std::cout << plan_options_schema().dump() << "\n";
       return kExitOk;
     }
   }

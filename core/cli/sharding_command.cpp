@@ -4,6 +4,7 @@
 // [i, j, ...] ("[]" when none was found). Errors go to stderr.
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <optional>
@@ -156,17 +157,19 @@ int cmd_solve(const std::vector<std::string>& args) {
   const double margin = std::min(0.5, 0.05 * options.time_limit_s);
   const double budget = std::max(0.0, options.time_limit_s - elapsed - margin);
   catch_interrupts();
-  const ProgressSink sink = [&](const SolveEvent& e) {
-    const double t = elapsed + e.seconds;
-    if (e.found) {
-      std::printf("# %8.3fs  cost %lld  bound %lld  gap %s  (engine %d)\n", t,
-                  static_cast<long long>(e.cost), static_cast<long long>(e.bound),
-                  gap_text(e.cost, e.bound).c_str(), e.engine);
+  const ProgressSink sink = [&](const Progress& p) {
+    const double t = elapsed + p.elapsed_s;
+    const Counters::Entry* engine = p.counters.find("engine");
+    const long long cost = std::llround(p.incumbent), bound = std::llround(p.bound);
+    if (p.found) {
+      std::printf("# %8.3fs  cost %lld  bound %lld  gap %s  (engine %lld)\n", t, cost, bound,
+                  gap_text(cost, bound).c_str(),
+                  static_cast<long long>(engine ? engine->integer : 0));
     } else {
-      std::printf("# %8.3fs  no plan yet  bound %lld\n", t, static_cast<long long>(e.bound));
+      std::printf("# %8.3fs  no plan yet  bound %lld\n", t, bound);
     }
     std::fflush(stdout);
-    return true;
+    return SinkReply::kContinue;
   };
   SolveResult result = solve(problem, options, budget, sink, interrupt_flag());
   for (SolveEvent& e : result.trace) e.seconds += elapsed;
@@ -204,7 +207,7 @@ int cmd_solve(const std::vector<std::string>& args) {
     run.sha256 = stats.sha256;
     run.options = options;
     run.wall_time_s = wall;
-    run.stats_json = result.stats_json;
+    run.counters = result.counters;
     const Status written = write_file(out_path, result_json(problem, result, run) + "\n", "result");
     if (!written.is_ok()) {
       std::cout << solution_line(result.best.solution) << std::endl;
@@ -254,7 +257,7 @@ int sharding_command(const std::string& command, const std::vector<std::string>&
   if (command == "eval") return cmd_eval(args);
   if (command == "info") return cmd_info(args);
   if (command == "options") {
-    std::cout << options_schema_json() << "\n";
+    std::cout << options_schema().dump() << "\n";
     return kExitOk;
   }
   return -1;

@@ -113,7 +113,7 @@ int teach_command(const std::vector<std::string>& args) {
   }
   catch_interrupts();
   Result<teach::Session> session =
-      teach::solve_model(model.value(), generate, options, interrupt_flag());
+      teach::solve_model(model.value(), generate, options, nullptr, interrupt_flag());
   if (!session.is_ok()) return fail(session.status());
   const teach::Generated& gen = session.value().gen;
   if (!emit_path.empty()) {

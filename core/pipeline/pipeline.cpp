@@ -9,6 +9,7 @@
 
 #include "core/json_doc.h"
 #include "core/pipeline/numbers.h"
+#include "core/progress_json.h"
 
 namespace shardlab::pipeline {
 namespace {
@@ -188,10 +189,7 @@ std::string schedule_json(const ScheduleResult& s, int indent) {
   }
   out["lower_bound"] = s.lower_bound ? ordered_json(num(*s.lower_bound)) : ordered_json(nullptr);
   out["optimal"] = s.optimal ? ordered_json(*s.optimal) : ordered_json(nullptr);
-  if (s.planner_stats) {
-    const ordered_json stats = ordered_json::parse(*s.planner_stats, nullptr, false);
-    out["planner"] = stats.is_discarded() ? ordered_json(*s.planner_stats) : stats;
-  }
+  if (s.planner_counters) out["planner"] = counters_to_json(*s.planner_counters);
   if (s.seconds) out["seconds"] = *s.seconds;
   ordered_json units = ordered_json::array();
   for (int32_t u = 0; u < e.num_units(); ++u) {

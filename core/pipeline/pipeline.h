@@ -31,6 +31,7 @@
 #include "core/pipeline/model.h"
 #include "core/pipeline/problem_json.h"
 #include "core/pipeline/simulate.h"
+#include "core/progress.h"
 #include "core/status.h"
 
 namespace shardlab::pipeline {
@@ -46,7 +47,7 @@ struct ScheduleResult {
   std::optional<ClosedForm> closed;   // the published schedules' formulas
   std::optional<double> lower_bound;  // time units; from a planner
   std::optional<bool> optimal;
-  std::optional<std::string> planner_stats;  // the planner's counters (JSON text)
+  std::optional<Counters> planner_counters;  // the planner's counters (written as "planner")
   std::optional<double> seconds;             // time the planner took
 };
 

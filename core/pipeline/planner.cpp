@@ -5,7 +5,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
-#include <nlohmann/json.hpp>
 
 #include "core/pipeline/check.h"
 #include "core/pipeline/generators.h"
@@ -16,135 +15,6 @@
 #include "core/pipeline/plan/problem.h"
 
 namespace shardlab::pipeline {
-namespace {
-
-struct PlanOptionInfo {
-  const char* name;
-  PlanOptionKind kind;
-  double default_value, min, max;
-  const char* cli_flag;
-  const char* help;
-};
-
-constexpr PlanOptionInfo kPlanTable[] = {
-#define SHARDLAB_PLAN_OPTION(name, kind, def, lo, hi, flag, help) \
-  {#name, PlanOptionKind::kind, static_cast<double>(def), lo, hi, flag, help},
-#include "core/pipeline/plan/options.def"
-#undef SHARDLAB_PLAN_OPTION
-};
-
-void assign(PlannerOptions* options, const std::string& name, double value) {
-#define SHARDLAB_PLAN_OPTION(oname, kind, def, lo, hi, flag, help) \
-  if (name == #oname) options->oname = static_cast<decltype(options->oname)>(value);
-#include "core/pipeline/plan/options.def"
-#undef SHARDLAB_PLAN_OPTION
-}
-
-nlohmann::json number(double value) {
-  if (value == std::floor(value) && std::fabs(value) < 9.1e15) {
-    return static_cast<int64_t>(value);
-  }
-  return value;
-}
-
-Status set_value(PlannerOptions* options, const PlanOptionInfo& info, double value,
-                 const std::string& shown) {
-  const std::string range =
-      " (expected " + std::string(info.kind == PlanOptionKind::kInt ? "an integer" : "a number") +
-      " from " + number(info.min).dump() + " to " + number(info.max).dump() + ")";
-  if (!std::isfinite(value) || value < info.min || value > info.max ||
-      (info.kind == PlanOptionKind::kInt && value != std::floor(value))) {
-    return Status(StatusCode::kInvalidArgument, "option --" + std::string(info.cli_flag) + ": " +
-                                                    shown + " is out of range" + range);
-  }
-  assign(options, info.name, value);
-  return Status::ok();
-}
-
-}  // namespace
-
-Status set_plan_option(PlannerOptions* options, const std::string& key, const std::string& text) {
-  if (key == "placement") {
-    if (!parse_placement(text, &options->placement.kind)) {
-      return Status(StatusCode::kInvalidArgument,
-                    "option --placement: unknown placement '" + text + "'");
-    }
-    return Status::ok();
-  }
-  for (const PlanOptionInfo& info : kPlanTable) {
-    if (key != info.name && key != info.cli_flag) continue;
-    char* end = nullptr;
-    const double value = std::strtod(text.c_str(), &end);
-    if (text.empty() || end != text.c_str() + text.size()) {
-      return Status(StatusCode::kInvalidArgument,
-                    "option --" + std::string(info.cli_flag) + ": cannot read '" + text + "'");
-    }
-    return set_value(options, info, value, text);
-  }
-  return Status(StatusCode::kInvalidArgument, "unknown planner option '" + key + "'");
-}
-
-Status plan_options_from_json(const std::string& json, PlannerOptions* options) {
-  nlohmann::json j = nlohmann::json::parse(json, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) {
-    return Status(StatusCode::kInvalidArgument, "planner options: expected a JSON object");
-  }
-  for (auto it = j.begin(); it != j.end(); ++it) {
-    if (it.key() == "placement") {
-      if (!it.value().is_string() ||
-          !parse_placement(it.value().get<std::string>(), &options->placement.kind)) {
-        return Status(StatusCode::kInvalidArgument, "planner options: unknown placement");
-      }
-      continue;
-    }
-    if (it.key() == "chunks") {
-      if (!it.value().is_number_integer() || it.value().get<int64_t>() < 1) {
-        return Status(StatusCode::kInvalidArgument,
-                      "planner options: chunks must be an integer >= 1");
-      }
-      options->placement.chunks = it.value().get<int32_t>();
-      continue;
-    }
-    const PlanOptionInfo* found = nullptr;
-    for (const PlanOptionInfo& info : kPlanTable) {
-      if (it.key() == info.name) found = &info;
-    }
-    if (!found)
-      return Status(StatusCode::kInvalidArgument, "unknown planner option '" + it.key() + "'");
-    if (!it.value().is_number()) {
-      return Status(StatusCode::kInvalidArgument,
-                    "planner option " + it.key() + ": expected a number");
-    }
-    Status s = set_value(options, *found, it.value().get<double>(), it.value().dump());
-    if (!s.is_ok()) return s;
-  }
-  return Status::ok();
-}
-
-std::string plan_options_to_json(const PlannerOptions& options) {
-  nlohmann::ordered_json j;
-#define SHARDLAB_PLAN_OPTION(name, kind, def, lo, hi, flag, help) j[#name] = options.name;
-#include "core/pipeline/plan/options.def"
-#undef SHARDLAB_PLAN_OPTION
-  j["placement"] = placement_name(options.placement.kind);
-  return j.dump();
-}
-
-std::string plan_options_schema_json() {
-  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
-  for (const PlanOptionInfo& info : kPlanTable) {
-    nlohmann::ordered_json row;
-    row["name"] = info.name;
-    row["kind"] = info.kind == PlanOptionKind::kInt ? "int" : "real";
-    row["default"] = number(info.default_value);
-    row["min"] = number(info.min);
-    row["max"] = number(info.max);
-    row["flag"] = std::string("--") + info.cli_flag;
-    row["help"] = info.help;
-    rows.push_back(row);
-  }
-  return rows.dump();
-}
 
 // Whether a generated schedule's expansion is the planner's (same
 // placement, units, micro-batch directions and scales), so its timeline can
@@ -168,7 +38,7 @@ struct Planner::Impl {
   Timeline best;
   int64_t best_cached = -1;
   std::string no_source;
-  nlohmann::ordered_json warm = nlohmann::ordered_json::object();
+  Counters warm;  // the generated schedules offered: name -> makespan (null: over a cap)
   bool symmetry = true;
   bool heft_only = false;
   // The best timeline with overlapped pairs offered so far (-1: none).
@@ -211,7 +81,7 @@ struct Planner::Impl {
     engine = std::make_unique<PlanEngine>(std::move(g).value(), config, std::move(relaxation));
     if (heft_only) {
       const PlanSchedule h = heft(engine->graph());
-      warm["HEFT"] = h.empty() ? nlohmann::json(nullptr) : nlohmann::json(ticks(h.makespan));
+      set_ticks(&warm, "HEFT", h.empty() ? -1 : h.makespan);
       if (!h.empty()) engine->offer(h, "HEFT");
       return;
     }
@@ -227,7 +97,7 @@ struct Planner::Impl {
     if (options.warm_start) warm_start(problem);
     if (options.heft) {
       const PlanSchedule h = heft(engine->graph());
-      warm["HEFT"] = h.empty() ? nlohmann::json(nullptr) : nlohmann::json(ticks(h.makespan));
+      set_ticks(&warm, "HEFT", h.empty() ? -1 : h.makespan);
       if (!h.empty()) engine->offer(h, "HEFT");
     }
   }
@@ -269,10 +139,18 @@ struct Planner::Impl {
     return chosen;
   }
 
-  nlohmann::json ticks(int64_t t) const {
+  // A time in the problem's unit (an integer when it is one), null when t < 0.
+  void set_ticks(Counters* counters, const std::string& name, int64_t t) const {
+    if (t < 0) {
+      counters->add_null(name);
+      return;
+    }
     const double v = expansion.time_value(t);
-    if (v == std::floor(v) && std::fabs(v) < 9e15) return static_cast<int64_t>(v);
-    return v;
+    if (v == std::floor(v) && std::fabs(v) < 9e15) {
+      counters->add(name, static_cast<int64_t>(v));
+    } else {
+      counters->add(name, v);
+    }
   }
 
   // Offers every generated schedule that runs on the planner's expansion
@@ -285,8 +163,7 @@ struct Planner::Impl {
       Result<Timeline> t = simulate(gen.value().expansion, gen.value().order);
       if (!t.is_ok()) continue;
       const bool valid = check_schedule(expansion, t.value()).valid;
-      warm[info.name] =
-          valid ? ticks(measure(expansion, t.value()).makespan) : nlohmann::json(nullptr);
+      set_ticks(&warm, info.name, valid ? measure(expansion, t.value()).makespan : -1);
       if (valid) offer_timeline(t.value(), info.name);
     }
   }
@@ -405,22 +282,36 @@ const std::string& Planner::best_source() const {
   return impl_->paired_wins() ? impl_->paired_source : impl_->engine->best_source();
 }
 
-std::string Planner::stats_json() const {
-  if (!impl_->engine) return "{\"phase\":\"invalid\"}";
-  nlohmann::ordered_json j = nlohmann::ordered_json::parse(impl_->engine->stats_json());
-  j["proven"] = proven() && has_best();
-  j["makespan"] = has_best() ? impl_->ticks(best_ticks()) : nlohmann::json(nullptr);
-  j["lower_bound"] = impl_->ticks(lower_bound_ticks());
-  j["placement"] = placement_name(impl_->expansion.placement);
+Counters Planner::counters() const {
+  Counters c;
+  if (!impl_->engine) return c.add("phase", "invalid");
+  c = impl_->engine->counters();
+  c.add("best_source", best_source());
+  c.add("proven", proven() && has_best());
+  impl_->set_ticks(&c, "makespan", has_best() ? best_ticks() : -1);
+  impl_->set_ticks(&c, "lower_bound", lower_bound_ticks());
+  c.add("placement", placement_name(impl_->expansion.placement));
   if (impl_->merged) {
-    j["merged"] = {{"ops", impl_->merged->graph.num_ops()},
-                   {"best", impl_->coarse_best < 0 ? nlohmann::json(nullptr)
-                                                   : impl_->ticks(impl_->coarse_best)},
-                   {"offers", impl_->coarse_offers},
-                   {"active", impl_->coarse != nullptr}};
+    Counters merged;
+    merged.add("ops", impl_->merged->graph.num_ops());
+    impl_->set_ticks(&merged, "best", impl_->coarse_best);
+    merged.add("offers", impl_->coarse_offers);
+    merged.add("active", impl_->coarse != nullptr);
+    c.add("merged", std::move(merged));
   }
-  j["warm_start"] = impl_->warm;
-  return j.dump();
+  c.add("warm_start", impl_->warm);
+  return c;
+}
+
+Progress progress_of(const Planner& planner, double elapsed_s) {
+  Progress p;
+  p.elapsed_s = elapsed_s;
+  p.found = planner.has_best();
+  p.incumbent = p.found ? planner.best_makespan() : 0;
+  p.bound = planner.lower_bound();
+  p.finished = planner.finished();
+  p.counters = planner.counters();
+  return with_gap(p);
 }
 
 MipModel Planner::emit_lp() const {
@@ -450,7 +341,7 @@ Result<Timeline> Planner::schedule_from_mip(const std::map<std::string, double>&
 }
 
 PlanResult plan(const Problem& problem, const PlannerOptions& options, double time_budget_s,
-                const PlanSink& sink, const std::atomic<bool>* interrupt) {
+                const ProgressSink& sink, const Interrupt* interrupt) {
   using Clock = std::chrono::steady_clock;
   const auto t0 = Clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - t0).count(); };
@@ -460,15 +351,8 @@ PlanResult plan(const Problem& problem, const PlannerOptions& options, double ti
   if (!result.status.is_ok()) return result;
   bool stop = false;
   auto report = [&] {
-    PlanEvent ev;
-    ev.seconds = elapsed();
-    ev.found = planner.has_best();
-    ev.makespan = planner.best_makespan();
-    ev.bound = planner.lower_bound();
-    ev.gap = ev.found && ev.makespan > 0 ? (ev.makespan - ev.bound) / ev.makespan : 0;
-    ev.source = planner.best_source();
-    result.trace.push_back(ev);
-    if (sink && !sink(ev)) stop = true;
+    result.trace.push_back(progress_of(planner, elapsed()));
+    if (sink && sink(result.trace.back()) == SinkReply::kStop) stop = true;
   };
   report();
   // Steps of about 5 ms natively keep the interrupt and the sink
@@ -495,7 +379,7 @@ PlanResult plan(const Problem& problem, const PlannerOptions& options, double ti
   result.infeasible = planner.proven() && !result.found;
   result.source = planner.best_source();
   result.seconds = elapsed();
-  result.stats_json = planner.stats_json();
+  result.counters = planner.counters();
   return result;
 }
 

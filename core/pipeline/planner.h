@@ -54,33 +54,37 @@
 #include <string>
 #include <vector>
 
+#include "core/json_doc.h"
+#include "core/options_table.h"
 #include "core/pipeline/model.h"
 #include "core/pipeline/plan/mip.h"
 #include "core/pipeline/simulate.h"
+#include "core/progress.h"
 #include "core/status.h"
 
 namespace shardlab::pipeline {
 
-enum class PlanOptionKind { kInt, kReal };
-
 struct PlannerOptions {
-#define SHARDLAB_PLAN_OPTION(name, kind, def, lo, hi, flag, help) \
-  std::conditional_t<PlanOptionKind::kind == PlanOptionKind::kInt, int64_t, double> name = def;
+#define SHARDLAB_PLAN_OPTION SHARDLAB_OPTION_FIELD
 #include "core/pipeline/plan/options.def"
 #undef SHARDLAB_PLAN_OPTION
   // Used when the problem leaves its placement open (kAuto).
   Placement placement;
 };
 
-// Sets one option by name or CLI flag from text; errors name the option
-// and its range.
+// The options (plan/options.cpp, through the shared option table of
+// core/options_table.h). set_plan_option sets one by name or CLI flag from
+// text; errors name the option and its range.
 Status set_plan_option(PlannerOptions* options, const std::string& key, const std::string& text);
-// Reads {"seed": 3, "time_limit_s": 2, ...} (unknown keys are errors;
-// "placement": "bidirectional" is accepted too).
-Status plan_options_from_json(const std::string& json, PlannerOptions* options);
-std::string plan_options_to_json(const PlannerOptions& options);
-std::string
-plan_options_schema_json();  // [{"name", "kind", "default", "min", "max", "flag", "help"}]
+// Reads {"seed": 3, "time_limit_s": 2, "placement": "bidirectional",
+// "chunks": 2, ...}: unknown keys and values out of range are refused with
+// the position and path (the house format).
+Status plan_options_from_json(const json::JsonAt& object, PlannerOptions* options);
+Status plan_options_from_json(const std::string& source, const std::string& text,
+                              PlannerOptions* options);
+nlohmann::ordered_json plan_options_json(const PlannerOptions& options);
+// [{"name", "kind", "default", "min", "max", "flag", "help"}]
+nlohmann::ordered_json plan_options_schema();
 
 class Planner {
  public:
@@ -113,9 +117,10 @@ class Planner {
   // Where the incumbent came from: a generator's name, "heft", "dive",
   // "prover", "search", "lns", "merged" or "offered".
   const std::string& best_source() const;
-  // Counters for display, as JSON: {"phase", "ops", "nodes", "proven",
-  // "makespan", "lower_bound", "warm_start": {schedule: makespan}, ...}.
-  std::string stats_json() const;
+  // Counters for display: "phase", "ops", "nodes", ..., "best_source",
+  // "proven", "makespan", "lower_bound", "placement", the groups "merged"
+  // (bi-level) and "warm_start" ({schedule: makespan}).
+  Counters counters() const;
 
   // MIP mode (mip.h) over expansion(): the LP text, with the incumbent's
   // makespan as horizon when there is one; the column values of a timeline
@@ -129,19 +134,11 @@ class Planner {
   std::unique_ptr<Impl> impl_;
 };
 
+// The progress record (core/progress.h) of a planner at elapsed_s: the
+// best makespan, the bound, finished() and counters().
+Progress progress_of(const Planner& planner, double elapsed_s);
+
 // ---- the anytime loop behind `shardlab pipeline --plan` ---------------------
-
-struct PlanEvent {
-  double seconds = 0;   // since plan() started
-  bool found = false;   // a schedule is known
-  double makespan = 0;  // the best makespan so far (if found)
-  double bound = 0;     // the best lower bound so far
-  double gap = 0;       // (makespan - bound) / makespan, 0 when optimal
-  std::string source;   // who found the incumbent
-};
-
-// Called after every improvement; return false to stop early.
-using PlanSink = std::function<bool(const PlanEvent&)>;
 
 struct PlanResult {
   Status status;        // not OK when the problem cannot be planned
@@ -153,15 +150,17 @@ struct PlanResult {
   bool optimal = false;
   bool infeasible = false;  // proven: no schedule within the memory caps
   std::string source;
-  std::vector<PlanEvent> trace;
+  std::vector<Progress> trace;  // the first record and every improvement
   double seconds = 0;
-  std::string stats_json;
+  Counters counters;
 };
 
 // Plans for at most time_budget_s seconds (or until proven optimal, or
-// options.work nodes when set). Setting *interrupt stops within one step;
-// the best schedule so far is still returned, over result.expansion.
+// options.work nodes when set). The sink gets the first record and one after
+// every improvement (counters "best_source" names who found the incumbent).
+// A sink answering kStop, or *interrupt set, stops within one step; the best
+// schedule so far is still returned, over result.expansion.
 PlanResult plan(const Problem& problem, const PlannerOptions& options, double time_budget_s,
-                const PlanSink& sink = nullptr, const std::atomic<bool>* interrupt = nullptr);
+                const ProgressSink& sink = nullptr, const Interrupt* interrupt = nullptr);
 
 }  // namespace shardlab::pipeline

@@ -27,6 +27,8 @@ struct ParameterCounts {
   int64_t head = 0;              // the output head (0 when tied) and the final norm
   int64_t total = 0;             // layers * per_layer + embedding + head
 };
+// For the GPT shape total = Eq. 2 + 2h: Eq. 2, 12 L h^2 (1 + 13/(12h) +
+// (V + s)/(12 L h)), leaves out the final LayerNorm's 2h parameters.
 ParameterCounts parameter_counts(const Transformer& model);
 
 // ---- FLOPs per step --------------------------------------------------------
@@ -54,14 +56,19 @@ double layer_forward_flops(const Transformer& model, int64_t b, int64_t seq);
 //   tensor parallel                s b h (10 + 24/t + 5 a s / (h t))
 //   tensor + sequence parallel     s b h / t (34 + 5 a s / h)
 //   selective recompute (+ SP)     34 s b h / t   (without SP: s b h (10 + 24/t))
-//   full recompute                 2 s b h
+//   full recompute                 2 s b h        (with SP: 2 s b h / t, the input kept split)
+// Exact integers when t divides a and h. Other shapes (GQA, gated FFN, MoE,
+// no dropout) follow the same derivation term by term (formulas.cpp has the
+// table); heads, kv heads and FFN columns per device round up (the busiest
+// device), kv heads are replicated when t exceeds them.
 int64_t activation_bytes_per_layer(const Transformer& model, int64_t seq, int64_t b, int32_t t,
                                    bool sequence_parallel, Recompute recompute);
 
 // Per-device bytes of weights, gradients and optimizer state for `params`
 // parameters held by one model-parallel rank, sharded over d data-parallel
 // ranks by ZeRO stage (with 2-byte weights and gradients and 12 bytes of
-// optimizer state: 16P, 4P + 12P/d, 2P + 14P/d, 16P/d).
+// optimizer state: 16P, 4P + 12P/d, 2P + 14P/d, 16P/d). A sharded quantity
+// counts ceil(P/d) parameters (the largest shard) when d does not divide P.
 struct StateBytes {
   int64_t parameters = 0;
   int64_t gradients = 0;

@@ -40,8 +40,15 @@ struct Transformer {
   int64_t ffn_hidden = 0;  // the FFN's inner size (4h for GPT)
   Ffn ffn = Ffn::kGelu;
   Norm norm = Norm::kLayerNorm;
-  bool linear_biases = true;      // biases on every linear layer (GPT); Llama has none
-  bool qkv_bias = false;          // biases on q, k and v only (Qwen2), when linear_biases is false
+  bool linear_biases = true;  // biases on every linear layer (GPT); Llama has none
+  bool qkv_bias = false;      // biases on q, k and v (Qwen2), when linear_biases is false
+  bool out_bias = false;      // bias on attention's output projection (Llama's attention_bias)
+  bool mlp_bias = false;      // biases on the FFN's matrices (Llama's mlp_bias)
+  // Training stores 1-byte dropout masks (attention probabilities, after the
+  // attention and FFN blocks), as Korthikanti et al. count them; Llama-family
+  // runs train without dropout, so those masks (and the dropped-out copy of
+  // the attention probabilities) are not stored.
+  bool dropout = true;
   int64_t vocab = 0;              // V
   int64_t max_positions = 0;      // learned position embeddings (GPT): max_positions x h; 0: rotary
   bool tied_embeddings = false;   // the head reuses the embedding matrix

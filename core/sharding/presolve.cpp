@@ -11,7 +11,6 @@
 #include <algorithm>
 #include <chrono>
 #include <deque>
-#include <nlohmann/json.hpp>
 #include <numeric>
 #include <unordered_map>
 
@@ -1285,22 +1284,22 @@ int64_t CoreModel::memory_bytes() const {
          bytes(term_usage) + bytes(capacity);
 }
 
-std::string PresolveStats::json() const {
-  nlohmann::ordered_json j;
-  j["original_nodes"] = original_nodes;
-  j["original_edges"] = original_edges;
-  j["original_times"] = original_times;
-  j["merged"] = merged;
-  j["eliminated"] = eliminated;
-  j["removed_forbidden"] = removed_forbidden;
-  j["removed_dominated"] = removed_dominated;
-  j["removed_memory"] = removed_memory;
-  j["core_nodes"] = core_nodes;
-  j["core_edges"] = core_edges;
-  j["core_times"] = core_times;
-  j["memory_nodes"] = memory_nodes;
-  j["core_strategies"] = core_strategies;
-  return j.dump();
+Counters PresolveStats::counters() const {
+  Counters c;
+  c.add("original_nodes", original_nodes);
+  c.add("original_edges", original_edges);
+  c.add("original_times", original_times);
+  c.add("merged", merged);
+  c.add("eliminated", eliminated);
+  c.add("removed_forbidden", removed_forbidden);
+  c.add("removed_dominated", removed_dominated);
+  c.add("removed_memory", removed_memory);
+  c.add("core_nodes", core_nodes);
+  c.add("core_edges", core_edges);
+  c.add("core_times", core_times);
+  c.add("memory_nodes", memory_nodes);
+  c.add("core_strategies", core_strategies);
+  return c;
 }
 
 }  // namespace shardlab

@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "core/progress.h"
 #include "core/sharding/model.h"
 #include "core/status.h"
 
@@ -109,7 +110,7 @@ struct PresolveStats {
   int32_t core_times = 0;
   int32_t memory_nodes = 0;  // core nodes with at least one usage term
   int64_t core_strategies = 0;
-  std::string json() const;
+  Counters counters() const;  // for the engine's counters
 };
 
 // The presolved instance: the core plus what is needed to map plans back.

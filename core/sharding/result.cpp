@@ -6,6 +6,8 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "core/json_doc.h"
+#include "core/progress_json.h"
 #include "core/sharding/evaluate.h"
 #include "core/version.h"
 
@@ -52,7 +54,7 @@ std::string result_json(const Problem& problem, const SolveResult& result, const
   j["lower_bound"] = std::to_string(result.lower_bound);
   j["proven_optimal"] = result.proven_optimal;
   j["solution"] = result.best.solution;
-  j["settings"] = ordered_json::parse(options_to_json(run.options));
+  j["settings"] = options_json(run.options);
   j["wall_time_s"] = run.wall_time_s;
   ordered_json trace = ordered_json::array();
   for (const SolveEvent& event : result.trace) {
@@ -61,8 +63,70 @@ std::string result_json(const Problem& problem, const SolveResult& result, const
                      std::to_string(event.bound)});
   }
   j["trace"] = trace;
-  j["stats"] = ordered_json::parse(run.stats_json, nullptr, false);
+  j["stats"] = counters_to_json(run.counters);
   return j.dump(2);
+}
+
+namespace {
+
+Status read_trace_row(const json::JsonAt& row, SolveEvent* event) {
+  Status s = row.expect(json::Kind::kArray);
+  if (!s.is_ok()) return s;
+  if (row.size() != 5) {
+    return row.error("a row [seconds, engine, found, cost, bound]",
+                     "a row of " + std::to_string(row.size()) + " entries");
+  }
+  json::Errors errors;
+  event->seconds = errors.take(row[0].number(0, 1e9));
+  event->engine = static_cast<int32_t>(errors.take(row[1].integer(-1, 1 << 20)));
+  event->found = errors.take(row[2].boolean());
+  if (event->found || !row[3].is(json::Kind::kNull))
+    event->cost = errors.take(json::decimal_integer(row[3]));
+  event->bound = errors.take(json::decimal_integer(row[4]));
+  return errors.status();
+}
+
+}  // namespace
+
+Result<std::string> result_json_of_run(const Problem& problem, const std::vector<int32_t>& plan,
+                                       const std::string& source, const std::string& run_text) {
+  Result<json::Document> doc = json::Document::parse(source, run_text);
+  if (!doc.is_ok()) return doc.status();
+  const json::JsonAt run = doc.value().root();
+  Status s = run.only_keys(
+      {"file", "sha256", "options", "wall_time_s", "stats", "lower_bound", "seconds", "trace"});
+  if (!s.is_ok()) return s;
+  SolveResult result;
+  RunInfo info;
+  json::Errors errors;
+  info.instance_file = errors.take(run.string_or("file", ""));
+  info.sha256 = errors.take(run.string_or("sha256", ""));
+  info.wall_time_s = errors.take(run.number_or("wall_time_s", 0, 0, 1e9));
+  result.seconds = errors.take(run.number_or("seconds", 0, 0, 1e9));
+  if (run.has("lower_bound"))
+    result.lower_bound = errors.take(json::decimal_integer(run["lower_bound"]));
+  if (run.has("options")) errors.add(options_from_json(run["options"], &info.options));
+  if (run.has("stats")) info.counters = errors.take(counters_from_json(run["stats"]));
+  if (run.has("trace")) {
+    const json::JsonAt trace = run["trace"];
+    errors.add(trace.expect(json::Kind::kArray));
+    for (size_t i = 0; errors.ok() && i < trace.size(); ++i) {
+      SolveEvent event;
+      errors.add(read_trace_row(trace[i], &event));
+      result.trace.push_back(event);
+    }
+  }
+  if (!errors.ok()) return errors.status();
+  if (!plan.empty()) {
+    const Evaluation e = evaluate(problem, plan);
+    if (e.feasible()) {
+      result.best.solution = plan;
+      result.best.cost = static_cast<int64_t>(e.cost);
+    }
+  }
+  result.proven_optimal = result.best.found() && result.lower_bound >= result.best.cost;
+  result.counters = info.counters;
+  return result_json(problem, result, info);
 }
 
 namespace {

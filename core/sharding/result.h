@@ -21,7 +21,7 @@ struct RunInfo {
   std::string sha256;         // of the instance bytes read
   Options options;
   double wall_time_s = 0;
-  std::string stats_json = "{}";  // engine counters
+  Counters counters;  // the engines' counters (written as "stats")
 };
 
 // The contest's output convention: "[0, 0, 2, 1, 0]".
@@ -29,6 +29,17 @@ std::string solution_line(const std::vector<int32_t>& solution);
 
 // Builds the result JSON; the plan is re-evaluated from scratch here.
 std::string result_json(const Problem& problem, const SolveResult& result, const RunInfo& run);
+
+// The same document for a run made elsewhere (the page's workers): `plan`
+// (empty when none was found) and the run record run_text, read with
+// positioned errors that name `source`:
+//   {"file", "sha256", "options": {...}, "wall_time_s", "stats": {counters},
+//    "lower_bound": "445", "seconds",
+//    "trace": [[seconds, engine, found, "cost" | null, "bound"], ...]}
+// Every key is optional. Costs and bounds are decimal strings (they may
+// pass 2^53) or integers.
+Result<std::string> result_json_of_run(const Problem& problem, const std::vector<int32_t>& plan,
+                                       const std::string& source, const std::string& run_text);
 
 struct ParsedSolution {
   std::vector<int32_t> solution;

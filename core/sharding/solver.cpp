@@ -12,7 +12,6 @@
 #include <chrono>
 #include <cmath>
 #include <mutex>
-#include <nlohmann/json.hpp>
 #include <span>
 
 #include "core/rng.h"
@@ -478,28 +477,39 @@ bool Engine::offer(const std::vector<int32_t>& solution) {
   return true;
 }
 
-std::string Engine::stats_json() const {
+Counters Engine::counters() const {
   const Impl& s = *impl_;
-  nlohmann::ordered_json j;
-  j["phase"] = s.impossible ? "infeasible" : (s.proven() ? "optimal" : s.phase);
-  j["rounds"] = s.rounds;
-  j["moves"] = s.moves;
-  j["sweeps"] = s.mp ? s.mp->sweeps() : 0;
-  j["repairs"] = s.repairs;
-  j["certifications"] = s.certifications;
-  j["offers"] = s.offers;
-  j["lns_rounds"] = s.lns_rounds;
-  j["lns_improvements"] = s.lns_improvements;
-  j["relinks"] = s.relinks;
-  j["pair_attempts"] = s.pair_attempts;
-  j["pair_improvements"] = s.pair_improvements;
+  Counters c;
+  c.add("phase", s.impossible ? "infeasible" : (s.proven() ? "optimal" : s.phase));
+  c.add("rounds", s.rounds);
+  c.add("moves", s.moves);
+  c.add("sweeps", s.mp ? s.mp->sweeps() : 0);
+  c.add("repairs", s.repairs);
+  c.add("certifications", s.certifications);
+  c.add("offers", s.offers);
+  c.add("lns_rounds", s.lns_rounds);
+  c.add("lns_improvements", s.lns_improvements);
+  c.add("relinks", s.relinks);
+  c.add("pair_attempts", s.pair_attempts);
+  c.add("pair_improvements", s.pair_improvements);
   if (s.proof) {
-    j["proof_expanded"] = s.proof->expanded();
-    j["proof_open"] = s.proof->open_branches();
+    c.add("proof_expanded", s.proof->expanded());
+    c.add("proof_open", s.proof->open_branches());
   }
-  if (s.expand_mismatches > 0) j["expand_mismatches"] = s.expand_mismatches;
-  j["presolve"] = nlohmann::ordered_json::parse(s.pre.stats().json());
-  return j.dump();
+  if (s.expand_mismatches > 0) c.add("expand_mismatches", s.expand_mismatches);
+  c.add("presolve", s.pre.stats().counters());
+  return c;
+}
+
+Progress progress_of(const Engine& engine, double elapsed_s) {
+  Progress p;
+  p.elapsed_s = elapsed_s;
+  p.found = engine.best().found();
+  p.incumbent = p.found ? static_cast<double>(engine.best().cost) : 0;
+  p.bound = static_cast<double>(engine.lower_bound());
+  p.finished = engine.finished();
+  p.counters = engine.counters();
+  return with_gap(p);
 }
 
 // ---------------------------------------------------------------- portfolio
@@ -522,7 +532,7 @@ class Clock {
 // The shared best plan and bound; engines copy from it between steps.
 class Board {
  public:
-  Board(const ProgressSink& sink, const std::atomic<bool>* interrupt)
+  Board(const ProgressSink& sink, const Interrupt* interrupt)
       : sink_(sink), interrupt_(interrupt) {}
 
   // Publishes an engine's state; returns false when the sink asked to stop.
@@ -541,9 +551,17 @@ class Board {
     }
     if (best_.found() && bound_ > best_.cost) bound_ = best_.cost;
     if (!improved) return !stopped();
-    SolveEvent event{seconds, index, best_.found(), best_.cost, bound_};
-    trace_.push_back(event);
-    if (sink_ && !sink_(event)) stop_ = true;
+    trace_.push_back(SolveEvent{seconds, index, best_.found(), best_.cost, bound_});
+    if (sink_) {
+      Progress p;
+      p.elapsed_s = seconds;
+      p.found = best_.found();
+      p.incumbent = p.found ? static_cast<double>(best_.cost) : 0;
+      p.bound = static_cast<double>(bound_);
+      p.finished = (p.found && bound_ >= best_.cost) || (engine.finished() && !p.found);
+      p.counters.add("engine", index).append(engine.counters());
+      if (sink_(with_gap(p)) == SinkReply::kStop) stop_ = true;
+    }
     return !stopped();
   }
 
@@ -596,7 +614,7 @@ void run_engine(Engine* engine, int32_t index, Board* board, const Clock& clock,
 }  // namespace
 
 SolveResult solve(const Problem& problem, const Options& options, double time_budget_s,
-                  const ProgressSink& sink, const std::atomic<bool>* interrupt) {
+                  const ProgressSink& sink, const Interrupt* interrupt) {
   const Clock clock;
   const int32_t workers = static_cast<int32_t>(std::max<int64_t>(1, options.workers));
   std::vector<std::unique_ptr<Engine>> engines;
@@ -632,7 +650,7 @@ SolveResult solve(const Problem& problem, const Options& options, double time_bu
   result.proven_optimal = result.best.found() && result.lower_bound >= result.best.cost;
   result.trace = std::move(board.trace_);
   result.seconds = clock.seconds();
-  result.stats_json = engines[0]->stats_json();
+  result.counters = engines[0]->counters();
   return result;
 }
 

@@ -41,6 +41,7 @@
 #include <string>
 #include <vector>
 
+#include "core/progress.h"
 #include "core/sharding/model.h"
 #include "core/sharding/options.h"
 
@@ -69,20 +70,26 @@ class Engine {
   int64_t lower_bound() const;
   // Offers a plan found elsewhere; returns true when it became the incumbent.
   bool offer(const std::vector<int32_t>& solution);
-  // Counters for display, as JSON: {"phase": "presolve" | "exact" |
-  // "lagrangian" | "optimal" | "infeasible", "rounds": Lagrangian rounds,
-  // "moves": one-node moves, "sweeps": message-passing sweeps, "repairs",
-  // "certifications", "offers", "lns_rounds", "lns_improvements",
-  // "presolve": {original and core sizes, what each reduction removed}}.
-  std::string stats_json() const;
+  // Counters for display: "phase" ("presolve" | "exact" | "lagrangian" |
+  // "optimal" | "infeasible"), "rounds" (Lagrangian rounds), "moves"
+  // (one-node moves), "sweeps" (message-passing sweeps), "repairs",
+  // "certifications", "offers", "lns_rounds", "lns_improvements", and the
+  // group "presolve" (original and core sizes, what each reduction removed).
+  Counters counters() const;
 
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
 
+// The progress record (core/progress.h) of one engine at elapsed_s: its
+// best cost, bound, finished() and counters(). The page's workers send it.
+Progress progress_of(const Engine& engine, double elapsed_s);
+
 // ---- portfolio: the anytime loop behind `shardlab solve` -------------------
 
+// One entry of the result's trace, exact (costs may pass 2^53, where the
+// progress record's doubles round).
 struct SolveEvent {
   double seconds = 0;  // since solve() started
   int32_t engine = 0;  // which engine improved
@@ -91,22 +98,22 @@ struct SolveEvent {
   int64_t bound = 0;   // the best lower bound so far
 };
 
-// Called after every improvement; return false to stop early.
-using ProgressSink = std::function<bool(const SolveEvent&)>;
-
 struct SolveResult {
   Incumbent best;
   int64_t lower_bound = 0;
   bool proven_optimal = false;
   std::vector<SolveEvent> trace;  // every improvement
   double seconds = 0;
-  std::string stats_json;  // engine 0's counters
+  Counters counters;  // engine 0's
 };
 
 // Runs options.workers engines for at most time_budget_s seconds (threads
-// natively; round-robin in one thread under wasm). Setting *interrupt stops
-// the run within one step; the best plan so far is still returned.
+// natively; round-robin in one thread under wasm). After every improvement
+// of the shared best or bound, the sink gets the portfolio's record: its
+// counters are the improving engine's, with "engine" (its index) first.
+// A sink answering kStop, or *interrupt set, stops the run within one step;
+// the best plan so far is still returned.
 SolveResult solve(const Problem& problem, const Options& options, double time_budget_s,
-                  const ProgressSink& sink = nullptr, const std::atomic<bool>* interrupt = nullptr);
+                  const ProgressSink& sink = nullptr, const Interrupt* interrupt = nullptr);
 
 }  // namespace shardlab

@@ -12,12 +12,18 @@ namespace shardlab::teach {
 
 Result<GenerateOptions> generate_options_from_json(const std::string& source,
                                                    const std::string& text) {
-  GenerateOptions options;
-  if (text.empty()) return options;
+  if (text.empty()) return GenerateOptions();
   Result<json::Document> doc = json::Document::parse(source, text);
   if (!doc.is_ok()) return doc.status();
-  const json::JsonAt root = doc.value().root();
-  Status s = root.only_keys({"cost_model", "force"});
+  return generate_options_from_json(doc.value().root());
+}
+
+Result<GenerateOptions> generate_options_from_json(const json::JsonAt& root,
+                                                   const std::vector<std::string_view>& also) {
+  GenerateOptions options;
+  std::vector<std::string_view> allowed = {"cost_model", "force"};
+  allowed.insert(allowed.end(), also.begin(), also.end());
+  Status s = root.only_keys(allowed);
   if (!s.is_ok()) return s;
   if (root.has("cost_model")) {
     Result<std::string> name = root["cost_model"].string();
@@ -49,27 +55,46 @@ Options teach_solver_options() {
 }
 
 Result<Session> solve_model(const ModelSpec& model, const GenerateOptions& options,
-                            const Options& solver, const std::atomic<bool>* interrupt) {
+                            const Options& solver, const ProgressSink& sink,
+                            const Interrupt* interrupt) {
   using Clock = std::chrono::steady_clock;
   Session session;
+  bool stopped = false;
+  double offset_s = 0;  // solving time of the runs before this one
+  // The portfolio's records, with the run named and the time counted on.
+  auto relay = [&](const char* run) -> ProgressSink {
+    if (!sink) return nullptr;
+    return [&, run](const Progress& p) {
+      Progress q = p;
+      q.elapsed_s += offset_s;
+      q.counters = Counters();
+      q.counters.add("run", run).append(p.counters);
+      const SinkReply reply = sink(q);
+      if (reply == SinkReply::kStop) stopped = true;
+      return reply;
+    };
+  };
   if (!options.forces.empty()) {
     GenerateOptions free_options = options;
     free_options.forces.clear();
     Result<Generated> free_gen = generate(model, free_options);
     if (!free_gen.is_ok()) return free_gen.status();
     const SolveResult free_run =
-        solve(free_gen.value().problem, solver, solver.time_limit_s, nullptr, interrupt);
+        solve(free_gen.value().problem, solver, solver.time_limit_s, relay("free"), interrupt);
     session.summary.has_unforced = free_run.best.found();
     session.summary.unforced_cost = free_run.best.cost;
     session.summary.unforced_bound = free_run.lower_bound;
     session.summary.unforced_proven = free_run.proven_optimal;
+    offset_s = free_run.seconds;
   }
   Result<Generated> gen = generate(model, options);
   if (!gen.is_ok()) return gen.status();
   session.gen = std::move(gen).value();
   const auto started = Clock::now();
-  const SolveResult run =
-      solve(session.gen.problem, solver, solver.time_limit_s, nullptr, interrupt);
+  // After a stop the forced run still builds its engines (presolve and the
+  // exact search of small cores) and reports their first plan.
+  const SolveResult run = solve(session.gen.problem, solver, stopped ? 0.0 : solver.time_limit_s,
+                                relay("solve"), interrupt);
   session.summary.seconds = std::chrono::duration<double>(Clock::now() - started).count();
   if (!run.best.found()) return session;
   session.summary.found = true;

@@ -119,37 +119,59 @@ for (const [file, label] of [[B, 'B'], [G, 'G']]) {
       });
 }
 
-test('stop and resume', async (t) => {
-  const file = fs.existsSync(M) ? M : G;
-  const page = await openPage(site.browser, `${site.url}?time=600&workers=1#v=2&ex=example.json`);
-  await waitStatus(page, FINAL);
-  await opening(page, () => page.setInputFiles('[data-testid=file-input]', file), {settle: false});
-  await page.waitForFunction(
-      () => /^\d+$/.test(document.querySelector('[data-testid=best-cost]').textContent) ||
-          document.getElementById('lab-sharding').dataset.status !== 'solving',
-      null, {polling: 20, timeout: 120000});
-  let stoppedWhileSolving = false;
-  if ((await status(page)) === 'solving') {
-    await clickNow(page, 'stop');
-    await waitStatus(page, ['stopped', 'done']);
-    stoppedWhileSolving = (await status(page)) === 'stopped';
-  }
-  if (!stoppedWhileSolving) {
-    t.diagnostic('the engine finished before the stop arrived; checking resume only');
-  }
-  const before = await digits(page, 'best-cost');
-  assert.equal(await page.isDisabled('[data-testid=stop]'), true);
-  await page.click('[data-testid=start]');
-  await waitStatus(page, ['solving', 'done']);
-  if ((await status(page)) === 'solving') {
-    await clickNow(page, 'stop');
-    await waitStatus(page, ['stopped', 'done']);
-  }
-  const resumed = await digits(page, 'best-cost');
-  assert.ok(BigInt(resumed) <= BigInt(before), `resumed ${resumed} <= ${before}`);
-  assert.deepEqual(page.errors, []);
-  await page.context().close();
-});
+// M cannot be proven in minutes (its bound stays 0.012% below the cost
+// after 180 s natively), so the stop always lands in a running engine.
+test(
+    'stop and resume: the stop lands in a running solve, the resumed engine starts from its plan',
+    async (t) => {
+      if (!fs.existsSync(M))
+        return t.skip(`${M} is absent (the contest instances are in ../shared)`);
+      const page =
+          await openPage(site.browser, `${site.url}?time=600&workers=1#v=2&ex=example.json`);
+      await waitStatus(page, FINAL);
+      await opening(page, () => page.setInputFiles('[data-testid=file-input]', M), {settle: false});
+      // The engine's own plan (past the quick plan shown during presolve).
+      await page.waitForFunction(() => {
+        const s = window.shardlab.client.stats[0];
+        return s && s.stats.phase !== 'presolve' && s.cost !== null;
+      }, null, {polling: 50, timeout: 120000});
+      assert.equal(await status(page), 'solving');
+      await clickNow(page, 'stop');
+      await waitStatus(page, FINAL);
+      assert.equal(await status(page), 'stopped', 'a solve of M is stopped, never done');
+      const before = await digits(page, 'best-cost');
+      const stoppedAt = await page.evaluate(() => window.shardlab.client.elapsedS);
+      assert.ok(stoppedAt > 0);
+      assert.equal(await page.isDisabled('[data-testid=stop]'), true);
+      // Resume: every record the engine sends must carry a plan at least as good
+      // as the one it was stopped with, and its clock goes on from the stop.
+      await page.evaluate(() => {
+        window.resumed = [];
+        const client = window.shardlab.client;
+        const onStats = client.handlers.onStats;
+        client.handlers.onStats = (index, msg) => {
+          window.resumed.push({cost: msg.cost, elapsedS: msg.elapsedS, phase: msg.stats.phase});
+          onStats(index, msg);
+        };
+      });
+      await page.click('[data-testid=start]');
+      await page.waitForFunction(
+          () => window.resumed.length >= 3, null, {polling: 50, timeout: 60000});
+      assert.equal(await status(page), 'solving');
+      await clickNow(page, 'stop');
+      await waitStatus(page, FINAL);
+      assert.equal(await status(page), 'stopped');
+      const resumed = await page.evaluate(() => window.resumed);
+      for (const r of resumed) {
+        assert.notEqual(r.cost, null, 'the resumed engine has a plan from its first record');
+        assert.ok(BigInt(r.cost) <= BigInt(before), `resumed at ${r.cost} <= ${before}`);
+        assert.ok(r.elapsedS >= stoppedAt, `its clock goes on: ${r.elapsedS} >= ${stoppedAt}`);
+        assert.notEqual(r.phase, 'presolve', 'the engine is not rebuilt');
+      }
+      assert.ok(BigInt(await digits(page, 'best-cost')) <= BigInt(before));
+      assert.deepEqual(page.errors, []);
+      await page.context().close();
+    });
 
 test('a permalink restores the same plan and cost in a fresh page', async () => {
   for (const [name, time] of [['example.json', 2], ['asplos-2025-iopddl-G.json.gz', 3]]) {

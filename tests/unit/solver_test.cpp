@@ -72,9 +72,18 @@ TEST_CASE("example.json: optimal at once, with the matching bound") {
   CHECK(engine.best().solution == std::vector<int32_t>({0, 0, 2, 1, 0}));
   CHECK(engine.lower_bound() == 445);
   CHECK(engine.finished());
-  const nlohmann::json stats = nlohmann::json::parse(engine.stats_json());
-  CHECK(stats["phase"] == "optimal");
-  CHECK(stats.contains("presolve"));
+  const Counters counters = engine.counters();
+  REQUIRE(counters.find("phase") != nullptr);
+  CHECK(counters.find("phase")->text == "optimal");
+  REQUIRE(counters.find("presolve.original_nodes") != nullptr);
+  CHECK(counters.find("presolve.original_nodes")->integer == 5);
+  const Progress progress = progress_of(engine, 1.5);
+  CHECK(progress.found);
+  CHECK(progress.incumbent == 445);
+  CHECK(progress.bound == 445);
+  CHECK(progress.gap == 0);
+  CHECK(progress.finished);
+  CHECK(progress.elapsed_s == 1.5);
 }
 
 TEST_CASE("bundled B: optimal 532843 with bound 532843 in a few steps") {
@@ -117,24 +126,45 @@ TEST_CASE("the portfolio stops as soon as optimality is proven") {
   const Problem p = bundled("B");
   Options options;
   options.workers = 2;
-  std::vector<SolveEvent> events;
+  std::vector<Progress> events;
   // A budget of 11 days: the solve returns only because the proof stops it
   // (were it to run on, the test would hang and ctest's timeout fail it).
-  const SolveResult result = solve(p, options, 1e6, [&](const SolveEvent& e) {
+  const SolveResult result = solve(p, options, 1e6, [&](const Progress& e) {
     events.push_back(e);
-    return true;
+    return SinkReply::kContinue;
   });
   CHECK(result.proven_optimal);
   CHECK(result.best.cost == 532843);
   CHECK(result.lower_bound == 532843);
   REQUIRE_FALSE(events.empty());
-  // Nothing is published after the event that proves the plan optimal.
-  const SolveEvent& last = events.back();
-  CHECK((last.found && last.cost == 532843 && last.bound == 532843));
   for (size_t i = 1; i < events.size(); ++i) {
-    if (events[i - 1].found) CHECK(events[i].cost <= events[i - 1].cost);
+    if (events[i - 1].found) CHECK(events[i].incumbent <= events[i - 1].incumbent);
     CHECK(events[i].bound >= events[i - 1].bound);
   }
+  CHECK(events.back().finished);
+  CHECK(events.back().gap == 0);
+  CHECK(events.back().incumbent == 532843);
+  CHECK(events.back().counters.entries()[0].name == "engine");
+  CHECK(events.back().counters.find("phase") != nullptr);
+  CHECK(result.counters.find("presolve.core_nodes") != nullptr);
+}
+
+TEST_CASE("a sink answering stop ends the portfolio after that record") {
+  const Problem p = bundled("B");
+  Options options;
+  options.workers = 1;
+  options.exact_max_nodes = 0;
+  int calls = 0;
+  const SolveResult result = solve(p, options, 30.0, [&](const Progress&) {
+    ++calls;
+    return SinkReply::kStop;
+  });
+  CHECK(calls == 1);
+  CHECK(result.trace.size() == 1);
+  Interrupt interrupt{true};
+  const SolveResult interrupted = solve(p, options, 30.0, nullptr, &interrupt);
+  CHECK(interrupted.trace.size() <= 1);
+  CHECK_FALSE(interrupted.proven_optimal);
 }
 
 TEST_CASE("determinism: same seed and steps, same plan; exact recorded values") {

@@ -16,6 +16,8 @@ export const NATIVE =
 
 const files = await import(pathToFileURL(path.join(SITE, 'files.mjs')).href);
 export const {loadInstance, exportModel, importModel, describeModel, LoadError} = files;
+export const {unwrap, ShardLabError} =
+    await import(pathToFileURL(path.join(SITE, 'result.mjs')).href);
 
 export async function createModule() {
   const require = createRequire(import.meta.url);
@@ -47,7 +49,7 @@ export function native(...args) {
 
 // Runs an engine as the native driver does: STEPS steps of WORK, or until done.
 export function runEngine(M, model, seed, index, steps, work) {
-  const engine = new M.Engine(model, JSON.stringify({seed}), index);
+  const engine = unwrap(M.Engine.create(model, JSON.stringify({seed}), index));
   const started = performance.now();
   let done = 0;
   while (done < steps && !engine.finished()) {
@@ -57,9 +59,9 @@ export function runEngine(M, model, seed, index, steps, work) {
   const result = {
     seconds: (performance.now() - started) / 1000,
     steps: done,
-    cost: engine.bestCost(),
-    bound: engine.lowerBound(),
-    plan: Array.from(engine.hasBest() ? engine.bestPlan() : []),
+    cost: engine.exact().cost ?? '',
+    bound: engine.exact().bound,
+    plan: Array.from(engine.progress(0).found ? unwrap(engine.bestPlan()) : []),
   };
   engine.delete();
   return result;

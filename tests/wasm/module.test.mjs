@@ -8,7 +8,7 @@ import path from 'node:path';
 import {test} from 'node:test';
 import zlib from 'node:zlib';
 
-import {bytesStream, createModule, describeModel, exportModel, fileStream, importModel, LoadError, loadInstance, native, runEngine, SOURCE} from './module.mjs';
+import {bytesStream, createModule, describeModel, exportModel, fileStream, importModel, LoadError, loadInstance, native, runEngine, SOURCE, unwrap} from './module.mjs';
 
 const M = await createModule();
 const EXAMPLE = path.join(SOURCE, 'examples/example.json');
@@ -90,38 +90,44 @@ for (const [file, seed, index, steps, work] of RUNS) {
 
 test('evaluatePlan, profiles and result JSON agree with the contest semantics', async () => {
   const {model, sha256} = await load(EXAMPLE);
-  const best = JSON.parse(M.evaluatePlan(model, Int32Array.of(0, 0, 2, 1, 0)));
+  const plan = Int32Array.of(0, 0, 2, 1, 0);
+  const best = unwrap(M.evaluatePlan(model, plan));
   assert.equal(best.cost, '445');
   assert.equal(best.feasible, true);
-  const over = JSON.parse(M.evaluatePlan(model, Int32Array.of(0, 0, 1, 1, 0)));
+  const over = unwrap(M.evaluatePlan(model, Int32Array.of(0, 0, 1, 1, 0)));
   assert.equal(over.verdict, 'over_limit');
   assert.equal(over.peak, '55');
-  const profile = M.usageProfile(model, Int32Array.of(0, 0, 2, 1, 0));
+  const short = unwrap(M.evaluatePlan(model, Int32Array.of(0, 0)));
+  assert.equal(short.verdict, 'wrong_length', 'a plan of the wrong shape is a verdict');
+  const profile = unwrap(M.usageProfile(model, plan));
   const half = profile.length / 2;
   assert.equal(Math.max(...profile.subarray(half)), Number(best.peak));
-  assert.equal(M.solutionLine(Int32Array.of(0, 0, 2, 1, 0)), '[0, 0, 2, 1, 0]');
-  const shares = M.costShares(model, Int32Array.of(0, 0, 2, 1, 0));
-  assert.equal(shares.reduce((a, b) => a + b, 0), 445);
+  assert.equal(unwrap(M.solutionLine(plan)), '[0, 0, 2, 1, 0]');
+  const shares = unwrap(M.costShares(model, plan));
+  assert.deepEqual(Array.from(shares), [50, 75, 70, 110, 140]);
+  assert.deepEqual(Array.from(unwrap(M.liveNodesAt(model, plan, 50))), [1, 2, 0]);
+  assert.deepEqual(
+      unwrap(M.neighboursOf(model, plan, 3)), [{node: 1, cost: 10}, {node: 4, cost: 60}]);
   const run = {
     file: 'example.json',
     sha256,
     options: {seed: 3, workers: 2, time_limit_s: 5},
     wall_time_s: 1.5,
-    stats: {rounds: 1},
+    stats: {rounds: 1, presolve: {core_nodes: 2}},
     lower_bound: '445',
-    seconds: 1.2
+    seconds: 1.2,
+    trace: [[0.1, 0, true, '495', '395'], [0.5, 1, true, '445', '445']],
   };
-  const trace = [[0.1, 0, true, '495', '395'], [0.5, 1, true, '445', '445']];
-  const result = JSON.parse(M.resultJson(
-      model, Int32Array.of(0, 0, 2, 1, 0), JSON.stringify(run), JSON.stringify(trace)));
+  const result = JSON.parse(unwrap(M.resultJson(model, plan, JSON.stringify(run))));
   assert.equal(result.format, 'shardlab-result');
   assert.equal(result.cost, '445');
   assert.equal(result.proven_optimal, true);
   assert.equal(result.instance.sha256, sha256);
   assert.deepEqual(result.trace, [[0.1, '495', '395'], [0.5, '445', '445']]);
+  assert.deepEqual(result.stats, run.stats);
   assert.equal(result.settings.seed, 3);
-  assert.match(M.checkOptions('{"seed": -1}'), /out of range/);
-  assert.ok(JSON.parse(M.optionsSchema()).some((o) => o.name === 'seed'));
+  assert.equal(unwrap(M.checkOptions('{"seed": 2}')).seed, 2);
+  assert.ok(unwrap(M.optionsSchema()).some((o) => o.name === 'seed'));
   model.delete();
 });
 
@@ -130,12 +136,12 @@ test('quickPlan gives a feasible plan, or none when no plan fits the limit', asy
   // returns none there; the page then waits for the Engine's first plan.
   for (const [file, expected] of [[EXAMPLE, '475'], [G, '898315396'], [B, null]]) {
     const {model} = await load(file);
-    const plan = M.quickPlan(model, 1, 2e6);
+    const plan = unwrap(M.quickPlan(model, 1, 2e6));
     if (expected === null) {
-      assert.equal(plan.length, 0, path.basename(file));
+      assert.equal(plan, null, path.basename(file));
     } else {
       assert.equal(plan.length, model.numNodes(), path.basename(file));
-      const check = JSON.parse(M.evaluatePlan(model, plan));
+      const check = unwrap(M.evaluatePlan(model, plan));
       assert.equal(check.verdict, 'feasible', path.basename(file));
       assert.equal(check.cost, expected, path.basename(file));
     }
@@ -143,7 +149,7 @@ test('quickPlan gives a feasible plan, or none when no plan fits the limit', asy
   }
   const tight = fs.readFileSync(EXAMPLE, 'utf8').replace('"usage_limit": 50', '"usage_limit": 1');
   const {model} = await loadInstance(M, bytesStream(Buffer.from(tight), 4096), 'tight.json');
-  assert.equal(M.quickPlan(model, 1, 2e6).length, 0);
+  assert.equal(unwrap(M.quickPlan(model, 1, 2e6)), null);
   model.delete();
 });
 
@@ -185,6 +191,7 @@ test('a bad file gives the same message as natively', async () => {
     assert.notEqual(want, '', `${file} should be rejected natively`);
     await assert.rejects(load(file, 1 << 12), (error) => {
       assert.ok(error instanceof LoadError, String(error));
+      assert.equal(error.code, 'InvalidInput');
       assert.equal(error.message, want);
       return true;
     });

@@ -1,9 +1,9 @@
-// Node tests of the pipeline lab's wasm surface (wasm/pipeline_bindings.cpp)
-// against the native command (`parity_native cli pipeline ...`): the same
-// schedule JSON byte for byte for every schedule on several problems, the
-// same comparison, normalized problem, exports, CSV import and error
-// messages (the module names the problem "problem" where the CLI names the
-// file).
+// Node tests of the pipeline lab's wasm surface (wasm/pipeline_bindings.cpp:
+// a session per problem) against the native command (`parity_native cli
+// pipeline ...`): the same schedule JSON byte for byte for every schedule on
+// several problems, the same comparison, normalized problem, exports, CSV
+// import and error messages with their codes (the module names the problem
+// by the source it is given, "problem" where the page has no file name).
 import assert from 'node:assert/strict';
 import {spawnSync} from 'node:child_process';
 import fs from 'node:fs';
@@ -11,9 +11,11 @@ import os from 'node:os';
 import path from 'node:path';
 import {test} from 'node:test';
 
-import {createModule, NATIVE, SOURCE} from './module.mjs';
+import {createModule, NATIVE, SOURCE, unwrap} from './module.mjs';
 
 const M = await createModule();
+const session = (text, source = 'problem') => unwrap(M.PipelineSession.open(text, source));
+const failed = (code, message) => ({ok: false, error: {code, message}});
 const EXAMPLES = path.join(SOURCE, 'examples/pipeline');
 const CORPUS = path.join(SOURCE, 'tests/cli/pipeline_bad_inputs');
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'pipeline-wasm-'));
@@ -42,19 +44,20 @@ const text = (file) => fs.readFileSync(file, 'utf8');
 
 for (const file of PROBLEMS) {
   test(`every schedule on ${path.basename(file)}: the module's schedule JSON is the CLI's`, () => {
-    const problem = text(file);
-    const list = JSON.parse(M.pipelineSchedules(problem));
+    const s = session(text(file));
+    const list = unwrap(s.schedules());
     assert.equal(list.length, 10);
     let compared = 0;
     for (const {name, applicable, reason} of list) {
-      const got = M.pipelineSimulate(problem, name);
+      const simulated = s.simulate(name);
       const want = cli(file, '--schedule', name, '--json');
       if (!applicable) {
         assert.equal(want.code, 1, name);
         assert.equal(want.stderr.trim(), `shardlab: pipeline: ${reason}`);
-        assert.deepEqual(JSON.parse(got), {error: reason});
+        assert.deepEqual(simulated, failed('InvalidArgument', reason));
         continue;
       }
+      const got = unwrap(simulated);
       const schedule = JSON.parse(got);
       if (want.code === 3) {
         // Over the memory cap: the CLI writes nothing, the module says why.
@@ -69,16 +72,18 @@ for (const file of PROBLEMS) {
       ++compared;
     }
     assert.ok(compared >= 1);
+    s.delete();
   });
 }
 
 test('compare, normalize and the schedule list agree with the CLI', () => {
   for (const file of PROBLEMS) {
-    const problem = text(file);
-    assert.equal(M.pipelineCompare(problem), cli(file, '--compare', '--json').stdout.trimEnd());
-    assert.equal(M.pipelineNormalize(problem, file), cli(file, '--normalize').stdout.trimEnd());
+    const s = session(text(file), file);
+    assert.equal(unwrap(s.compare()), cli(file, '--compare', '--json').stdout.trimEnd());
+    assert.equal(s.normalized(), cli(file, '--normalize').stdout.trimEnd());
   }
-  const dual = JSON.parse(M.pipelineCompare(text(path.join(EXAMPLES, 'dualpipe_example.json'))));
+  const dual =
+      JSON.parse(unwrap(session(text(path.join(EXAMPLES, 'dualpipe_example.json'))).compare()));
   const row = dual.find((r) => r.name === 'DualPipe');
   assert.deepEqual(
       [row.makespan, row.global_idle_max, row.peak_activation_max, row.closed_form.holds],
@@ -87,29 +92,28 @@ test('compare, normalize and the schedule list agree with the CLI', () => {
 
 test('exports and CSV import agree with the CLI', () => {
   const file = path.join(EXAMPLES, 'uniform_4x8.json');
-  const problem = text(file);
+  const s = session(text(file));
   for (const name of ['1F1B', 'ZB-H1', 'Interleaved1F1B', 'ZBV', 'DualPipeV']) {
-    const schedule = M.pipelineSimulate(problem, name);
+    const schedule = unwrap(s.simulate(name));
     const csvFile = path.join(tmp, `${name}.csv`);
     const traceFile = path.join(tmp, `${name}.trace.json`);
     assert.equal(cli(file, '--schedule', name, '--csv', csvFile, '--trace', traceFile).code, 0);
-    assert.equal(M.pipelineExport(problem, schedule, 'pytorch-csv'), text(csvFile));
-    assert.equal(M.pipelineExport(problem, schedule, 'chrome-trace'), text(traceFile).trimEnd());
-    const imported = M.pipelineImportCsv(problem, text(csvFile), csvFile);
+    assert.equal(unwrap(s.exportAs(schedule, 'pytorch-csv')), text(csvFile));
+    assert.equal(unwrap(s.exportAs(schedule, 'chrome-trace')), text(traceFile).trimEnd());
+    const imported = unwrap(s.importCsv(text(csvFile), csvFile));
     assert.equal(imported, cli(file, '--import-csv', csvFile, '--json').stdout.trimEnd());
     assert.equal(JSON.parse(imported).makespan, JSON.parse(schedule).makespan);
   }
-  const dual = path.join(EXAMPLES, 'dualpipe_example.json');
+  const dual = session(text(path.join(EXAMPLES, 'dualpipe_example.json')));
   assert.deepEqual(
-      JSON.parse(
-          M.pipelineExport(text(dual), M.pipelineSimulate(text(dual), 'DualPipe'), 'pytorch-csv')),
-      {
-        error: 'the PyTorch schedule CSV has one direction; DualPipe runs two parameter copies ' +
-            'in opposite directions and cannot be written in it'
-      });
-  assert.match(
-      M.pipelineExport(problem, M.pipelineSimulate(problem, '1F1B'), 'svg'),
-      /unknown export format 'svg'/);
+      dual.exportAs(unwrap(dual.simulate('DualPipe')), 'pytorch-csv'),
+      failed(
+          'InvalidArgument',
+          'the PyTorch schedule CSV has one direction; DualPipe runs two parameter copies ' +
+              'in opposite directions and cannot be written in it'));
+  assert.deepEqual(
+      s.exportAs(unwrap(s.simulate('1F1B')), 'svg'),
+      failed('InvalidArgument', 'unknown export format \'svg\' (chrome-trace, pytorch-csv)'));
 });
 
 test('a bad CSV gets the same cell-precise message', () => {
@@ -126,8 +130,8 @@ test('a bad CSV gets the same cell-precise message', () => {
     const want = cli(file, '--import-csv', csvFile);
     assert.equal(want.code, 2);
     assert.deepEqual(
-        JSON.parse(M.pipelineImportCsv(text(file), csv, csvFile)),
-        {error: want.stderr.trim().replace(/^shardlab: /, '')});
+        session(text(file)).importCsv(csv, csvFile),
+        failed('InvalidInput', want.stderr.trim().replace(/^shardlab: /, '')));
   }
 });
 
@@ -135,11 +139,13 @@ test('every bad problem file gets the CLI\'s message', () => {
   for (const name of fs.readdirSync(CORPUS).filter((f) => f.endsWith('.json'))) {
     const file = path.join(CORPUS, name);
     const want = fs.readFileSync(file.replace(/\.json$/, '.expected'), 'utf8').trim();
-    const got = JSON.parse(M.pipelineNormalize(text(file), name));
-    assert.equal(`shardlab: ${got.error}`, want, name);
-    // The other functions name the problem "problem".
-    const simulated = JSON.parse(M.pipelineSimulate(text(file), '1F1B'));
-    assert.equal(`shardlab: ${simulated.error}`, want.replace(name, 'problem'), name);
+    const got = M.PipelineSession.open(text(file), name);
+    assert.equal(got.ok, false, name);
+    assert.equal(got.error.code, 'InvalidInput', name);
+    assert.equal(`shardlab: ${got.error.message}`, want, name);
+    // Text typed in the page is named "problem".
+    const typed = M.PipelineSession.open(text(file), 'problem');
+    assert.equal(`shardlab: ${typed.error.message}`, want.replace(name, 'problem'), name);
   }
 });
 
@@ -170,32 +176,33 @@ test('pipelineProblemFromFlags builds the problem the CLI builds from the same f
     ],
   ];
   for (const [flags, args] of cases) {
-    const problem = M.pipelineProblemFromFlags(JSON.stringify(flags));
-    assert.equal(problem, cli(...args, '--normalize').stdout.trimEnd());
+    const s = unwrap(M.PipelineSession.fromFlags(JSON.stringify(flags)));
+    assert.equal(s.normalized(), cli(...args, '--normalize').stdout.trimEnd());
     const name = flags.placement === 'v-shape' ? 'ZBV' : '1F1B';
     assert.equal(
-        M.pipelineSimulate(problem, name),
-        cli(...args, '--schedule', name, '--json').stdout.trimEnd());
+        unwrap(s.simulate(name)), cli(...args, '--schedule', name, '--json').stdout.trimEnd());
   }
   assert.deepEqual(
-      JSON.parse(M.pipelineProblemFromFlags('{"stages": 2, "microbatches": 2, "keep": 2}')),
-      {error: 'flags: stage 0: keep exceeds act'});
+      M.PipelineSession.fromFlags('{"stages": 2, "microbatches": 2, "keep": 2}'),
+      failed('InvalidInput', 'flags: stage 0: keep exceeds act'));
   assert.deepEqual(
-      JSON.parse(M.pipelineProblemFromFlags('{"stages": 2}')),
-      {error: 'flags:1:13 (byte 12): expected the key "microbatches", found \'}\''});
+      M.PipelineSession.fromFlags('{"stages": 2}'),
+      failed('InvalidInput', 'flags:1:13 (byte 12): expected the key "microbatches", found \'}\''));
 });
 
 test('pipelineCheck re-times an edited schedule and names what breaks', () => {
-  const problem = JSON.stringify({devices: 2, microbatches: 2, comm: 0.5});
-  const schedule = JSON.parse(M.pipelineSimulate(problem, '1F1B'));
-  assert.equal(M.pipelineCheck(problem, JSON.stringify(schedule)), JSON.stringify(schedule));
+  const s = session(JSON.stringify({devices: 2, microbatches: 2, comm: 0.5}));
+  const schedule = JSON.parse(unwrap(s.simulate('1F1B')));
+  assert.equal(unwrap(s.check(JSON.stringify(schedule))), JSON.stringify(schedule));
   const op = schedule.ops.find((o) => o.device === 1 && o.kind === 'F' && o.microbatch === 0);
   op.start -= 1;
   op.end -= 1;
-  const checked = JSON.parse(M.pipelineCheck(problem, JSON.stringify(schedule)));
+  const checked = JSON.parse(unwrap(s.check(JSON.stringify(schedule))));
   assert.equal(checked.valid, false);
   assert.deepEqual(
       checked.violations,
       ['F0 stage 1 starts at 0.5 but its input F0 stage 0 ends at 1 and needs 0.5 to arrive']);
-  assert.match(M.pipelineCheck(problem, '{"ops": 3}'), /at ops: expected an array/);
+  const bad = s.check('{"ops": 3}');
+  assert.equal(bad.error.code, 'InvalidInput');
+  assert.match(bad.error.message, /^schedule:1:9 \(byte 8\): at ops: expected an array/);
 });

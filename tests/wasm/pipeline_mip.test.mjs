@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import {test} from 'node:test';
 
-import {createModule, SOURCE} from './module.mjs';
+import {createModule, SOURCE, unwrap} from './module.mjs';
 
 const M = await createModule();
 const require = createRequire(import.meta.url);
@@ -59,17 +59,21 @@ const PROBLEMS = {
   },
 };
 
+const session = (problem) => unwrap(M.PipelineSession.open(JSON.stringify(problem), 'problem'));
+
 function planToEnd(problem, options = {}) {
-  const p = new M.PipelinePlanner(JSON.stringify(problem), JSON.stringify(options));
-  assert.equal(p.error(), '');
+  const s = session(problem);
+  const p = unwrap(s.planner(JSON.stringify(options)));
   for (let i = 0; i < 5000 && !p.finished(); ++i) p.step(1000);
+  const record = p.progress(0);
   const run = {
     finished: p.finished(),
-    makespan: p.bestMakespan(),
-    bound: p.lowerBound(),
-    best: p.bestJson()
+    makespan: record.incumbent,
+    bound: record.bound,
+    best: unwrap(p.bestJson())
   };
   p.delete();
+  s.delete();
   return run;
 }
 
@@ -91,8 +95,8 @@ for (const [name, problem] of Object.entries(PROBLEMS)) {
     const run = planToEnd(problem);
     assert.ok(run.finished, 'the planner proves its optimum');
     assert.equal(run.bound, run.makespan);
-    const text = JSON.stringify(problem);
-    const lp = M.pipelineEmitLp(text, '{}');
+    const s = session(problem);
+    const lp = unwrap(s.emitLp('{}'));
     assert.match(lp, /^\\ ShardLab pipeline MIP/);
 
     const solved = highs.solve(lp, {time_limit: 60});
@@ -100,28 +104,31 @@ for (const [name, problem] of Object.entries(PROBLEMS)) {
     assert.ok(
         Math.abs(solved.ObjectiveValue - run.makespan) < 1e-6,
         `HiGHS ${solved.ObjectiveValue} vs planner ${run.makespan}`);
-    const back = JSON.parse(M.pipelineScheduleFromMip(text, '{}', JSON.stringify(solved)));
-    assert.equal(back.error, undefined);
+    const back = JSON.parse(unwrap(s.scheduleFromMip('{}', JSON.stringify(solved))));
     assert.equal(back.valid, true);
     assert.equal(back.name, 'mip');
     assert.ok(back.makespan <= solved.ObjectiveValue + 1e-9);
 
     assert.ok(Math.abs(cbcObjective(lp) - run.makespan) < 1e-6, 'CBC agrees');
 
-    const start = JSON.parse(M.pipelineMipStart(text, '{}', run.best));
+    const start = unwrap(s.mipStart('{}', run.best));
     assert.equal(start.columns.Cmax, run.makespan);
-    const again = JSON.parse(M.pipelineScheduleFromMip(text, '{}', JSON.stringify(start.columns)));
+    const again = JSON.parse(unwrap(s.scheduleFromMip('{}', JSON.stringify(start.columns))));
     assert.equal(again.valid, true);
     assert.ok(again.makespan <= run.makespan);
   });
 }
 
-test('pipeline mip: errors come back as JSON', () => {
-  const bad = JSON.parse(M.pipelineEmitLp('{"devices": 2}', '{}'));
-  assert.match(bad.error, /microbatches/);
-  const text = JSON.stringify(PROBLEMS['linear 3x3, cap 3']);
-  const missing = JSON.parse(M.pipelineScheduleFromMip(text, '{}', '{"Cmax": 3}'));
-  assert.equal(missing.error, 'MIP solution: no value for column s_0');
-  const options = JSON.parse(M.pipelineEmitLp(text, '{"seed": -1}'));
-  assert.match(options.error, /seed/);
+test('pipeline mip: errors come back in the one result shape', () => {
+  const s = session(PROBLEMS['linear 3x3, cap 3']);
+  assert.deepEqual(
+      s.scheduleFromMip('{}', '{"Cmax": 3}'),
+      {ok: false, error: {code: 'InvalidInput', message: 'MIP solution: no value for column s_0'}});
+  const options = s.emitLp('{"seed": -1}');
+  assert.equal(options.error.code, 'InvalidArgument');
+  assert.match(options.error.message, /^options:1:10 \(byte 9\): at seed: expected an integer/);
+  const solution = s.scheduleFromMip('{}', '[1, 2]');
+  assert.equal(solution.error.code, 'InvalidInput');
+  assert.match(solution.error.message, /^MIP solution:1:1 \(byte 0\): expected an object/);
+  s.delete();
 });

@@ -2,7 +2,8 @@
 // and the same work (fixed steps of 1000 nodes, as `--plan --work N` runs
 // them) both give the same schedule JSON, bound and optimality flag, on
 // problems the planner proves and on one it does not finish; the page's
-// PipelinePlanner reports progress, takes offers and reports bad input.
+// PipelinePlanner (made by a session) reports the progress record, takes
+// offers and reports bad input in the one result shape.
 import assert from 'node:assert/strict';
 import {spawnSync} from 'node:child_process';
 import fs from 'node:fs';
@@ -10,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import {test} from 'node:test';
 
-import {createModule, NATIVE, SOURCE} from './module.mjs';
+import {createModule, NATIVE, SOURCE, unwrap} from './module.mjs';
 
 const M = await createModule();
 const EXAMPLES = path.join(SOURCE, 'examples/pipeline');
@@ -24,16 +25,18 @@ function problemFile(name, problem) {
 
 // plan() with a work limit, step by step, as the CLI does it.
 function planInWasm(text, options, work) {
-  const p = new M.PipelinePlanner(text, JSON.stringify(options));
-  assert.equal(p.error(), '');
+  const session = unwrap(M.PipelineSession.open(text, 'problem'));
+  const p = unwrap(session.planner(JSON.stringify(options)));
   for (let spent = 0; !p.finished() && spent < work; spent += 1000) p.step(1000);
+  const record = p.progress(0);
   const out = {
-    schedule: JSON.parse(p.bestJson()),
-    stats: JSON.parse(p.statsJson()),
+    schedule: JSON.parse(unwrap(p.bestJson())),
+    counters: record.counters,
     finished: p.finished(),
-    bound: p.lowerBound()
+    bound: record.bound
   };
   p.delete();
+  session.delete();
   return out;
 }
 
@@ -84,39 +87,57 @@ for (const {file, work} of CASES) {
         assert.equal(wasm.schedule.optimal, native.optimal);
         assert.deepEqual(wasm.schedule.ops, native.ops);
         assert.equal(wasm.bound, native.lower_bound);
+        // The same counters as the CLI's "planner" record, but for the wall time.
+        assert.deepEqual(wasm.counters, native.planner);
       });
 }
 
 test('pipeline planner: progress, offers and errors through the module', () => {
   const problem = JSON.stringify(
       {devices: 4, microbatches: 6, F: 1, B: 1, W: 1, mem_cap: 4, placement: 'linear'});
-  const p = new M.PipelinePlanner(problem, '{"seed": 1, "warm_start": 0, "heft": 0}');
-  assert.equal(p.error(), '');
-  const stats = JSON.parse(p.statsJson());
-  assert.equal(typeof stats.seconds, 'number');
-  assert.equal(stats.placement, 'linear');
+  const session = unwrap(M.PipelineSession.open(problem, 'problem'));
+  const p = unwrap(session.planner('{"seed": 1, "warm_start": 0, "heft": 0}'));
+  const first = p.progress(0.25);
+  assert.equal(first.elapsedS, 0.25);
+  assert.equal(first.counters.placement, 'linear');
+  assert.equal(typeof first.counters.nodes, 'number');
   // A generated schedule offered from outside: 1F1B is worse than the
   // planner's first dives, ZB-H1 is optimal (3m + p - 1 = 21).
-  const zb = JSON.parse(M.pipelineSimulate(problem, 'ZB-H1'));
-  assert.equal(zb.makespan, 21);
-  p.offer(JSON.stringify(zb));
-  assert.ok(p.bestMakespan() <= 21);
+  const zb = unwrap(session.simulate('ZB-H1'));
+  assert.equal(JSON.parse(zb).makespan, 21);
+  assert.equal(p.offer(zb).ok, true);
+  assert.ok(p.progress(0).incumbent <= 21);
   for (let i = 0; i < 100 && !p.finished(); ++i) p.step(1000);
-  assert.equal(p.finished(), true);
-  assert.equal(p.bestMakespan(), 21);
-  assert.equal(p.lowerBound(), 21);
-  assert.equal(JSON.parse(p.statsJson()).proven, true);
+  const last = p.progress(1);
+  assert.deepEqual(
+      [last.found, last.incumbent, last.bound, last.gap, last.finished, last.counters.proven],
+      [true, 21, 21, 0, true, true]);
+  assert.equal(JSON.parse(unwrap(p.bestJson())).optimal, true);
+  const unreadable = p.offer('{"ops": 3}');
+  assert.equal(unreadable.ok, false);
+  assert.equal(unreadable.error.code, 'InvalidInput');
+  assert.match(unreadable.error.message, /^offered:1:9 \(byte 8\): at ops: expected an array/);
   p.delete();
 
-  const bad = new M.PipelinePlanner('{"devices": 2}', '{}');
-  assert.match(bad.error(), /microbatches/);
-  assert.match(JSON.parse(bad.bestJson()).error, /microbatches/);
-  assert.equal(bad.step(10), false);
-  bad.delete();
-  const badOptions = new M.PipelinePlanner(problem, '{"symmetry": 3}');
-  assert.equal(
-      badOptions.error(), 'option --symmetry: 3 is out of range (expected an integer from 0 to 1)');
-  badOptions.delete();
-  const schema = JSON.parse(M.pipelinePlanOptionsSchema());
+  const badOptions = session.planner('{"symmetry": 3}');
+  assert.deepEqual(badOptions, {
+    ok: false,
+    error: {
+      code: 'InvalidArgument',
+      message: 'options:1:14 (byte 13): at symmetry: expected an integer from 0 to 1, found the ' +
+          'number 3'
+    }
+  });
+  const fresh =
+      unwrap(session.planner('{"warm_start": 0, "heft": 0, "symmetry": 0, "dominance": 0}'));
+  assert.equal(fresh.progress(0).found === false || fresh.progress(0).found === true, true);
+  if (!fresh.progress(0).found) {
+    assert.deepEqual(
+        fresh.bestJson(),
+        {ok: false, error: {code: 'InvalidArgument', message: 'the planner has no schedule yet'}});
+  }
+  fresh.delete();
+  session.delete();
+  const schema = unwrap(M.pipelinePlanOptionsSchema());
   assert.ok(schema.some((row) => row.name === 'work' && row.flag === '--work'));
 });

@@ -1,15 +1,19 @@
 // Unit tests of the pipeline lab's worker clients against fake workers that
-// speak the protocol: the planner client keeps the best schedule and bound
-// across runs and offers it to the next run, ignores worse schedules, and a
-// stop is never lost however early it comes; the MIP client's stop ends a
-// blocked HiGHS run by terminating its worker and keeps the last incumbent.
+// speak the protocol: the session client opens a problem once and names its
+// session in every later call, and errors keep the core's code; the planner
+// client keeps the best schedule and bound across runs and offers it to the
+// next run, ignores worse schedules, and a stop is never lost however early
+// it comes; the MIP client's stop ends a blocked HiGHS run by terminating
+// its worker and keeps the last incumbent.
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import {test} from 'node:test';
 import {pathToFileURL} from 'node:url';
 
 const WEB = path.resolve(process.env.SHARDLAB_SOURCE_DIR || '.', 'web');
-const {MSG, OP, reply} = await import(pathToFileURL(path.join(WEB, 'protocol.mjs')).href);
+const {MSG, OP, reply, errorReply, makeRecord, checkReply} =
+    await import(pathToFileURL(path.join(WEB, 'protocol.mjs')).href);
+const {ShardLabError} = await import(pathToFileURL(path.join(WEB, 'result.mjs')).href);
 
 const fakes = [];
 const script = {
@@ -18,8 +22,9 @@ const script = {
   solve: null
 };
 
-// READY after readyMs; PLAN and SOLVE_LP call the scripted handlers with
-// (fake, request); OFFER and STOP answer at once (STOP ends a running PLAN).
+// READY after readyMs; OPEN, PLAN and SOLVE_LP call the scripted handlers
+// with (fake, request); OFFER and STOP answer at once (STOP ends a running
+// PLAN). Every reply is checked against the protocol's typed payloads.
 class FakeWorker {
   constructor(url) {
     this.url = url;
@@ -27,13 +32,16 @@ class FakeWorker {
     this.running = null;
     this.terminated = false;
     fakes.push(this);
-    setTimeout(() => this.send(reply(MSG.READY, 0)), script.readyMs);
+    setTimeout(() => this.send(reply(MSG.READY, 0, {version: 'fake'})), script.readyMs);
   }
   send(msg) {
+    assert.equal(checkReply(msg), '', JSON.stringify(msg));
     if (!this.terminated && this.onmessage) this.onmessage({data: msg});
   }
   postMessage(req) {
     this.requests.push(req);
+    if (req.op === OP.OPEN) script.open(this, req);
+    if (req.op === OP.CHECK) script.check(this, req);
     if (req.op === OP.OFFER) this.send(reply(MSG.DONE, req.id, {accepted: true}));
     if (req.op === OP.PLAN) {
       this.running = req.id;
@@ -54,10 +62,52 @@ class FakeWorker {
 globalThis.Worker = FakeWorker;
 const {PlannerClient} =
     await import(pathToFileURL(path.join(WEB, 'pipeline/planner_client.mjs')).href);
+const {SessionClient} =
+    await import(pathToFileURL(path.join(WEB, 'pipeline/session_client.mjs')).href);
 const {MipClient} = await import(pathToFileURL(path.join(WEB, 'pipeline/mip_client.mjs')).href);
 
 const schedule = (makespan) => JSON.stringify({name: 'planned', makespan, valid: true, ops: []});
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const record = (bound, elapsedS, incumbent = null, counters = {}) =>
+    makeRecord({elapsedS, incumbent, bound, counters});
+
+// A planner client on a session client, as lab.mjs wires them.
+function plannerClient(handlers = {}) {
+  let client = null;
+  const sessions = new SessionClient('worker.js', (msg) => client.onEvent(msg));
+  client = new PlannerClient(sessions, handlers);
+  return client;
+}
+
+test(
+    'the session client opens once, names the session in later calls, keeps error codes',
+    async () => {
+      fakes.length = 0;
+      script.open = (fake, req) => fake.send(reply(MSG.DONE, req.id, {
+        session: 7,
+        normalized: '{"devices": 2}',
+        list: [{name: '1F1B', applicable: true}, {name: 'GPipe', applicable: true}],
+        schedules: {'1F1B': {text: schedule(9)}, GPipe: {error: 'over the cap'}},
+      }));
+      script.check = (fake, req) => fake.send(errorReply(
+          req.id,
+          new ShardLabError('InvalidInput', 'schedule:1:8 (byte 7): at ops: expected an array')));
+      const sessions = new SessionClient('worker.js');
+      const opened = await sessions.open('{"devices": 2}', 'p.json');
+      assert.deepEqual(
+          fakes[0].requests[0], {text: '{"devices": 2}', source: 'p.json', id: 1, op: OP.OPEN});
+      assert.equal(opened.schedules.get('1F1B').schedule.makespan, 9);
+      assert.equal(opened.schedules.get('1F1B').text, schedule(9));
+      assert.deepEqual(opened.schedules.get('GPipe'), {error: 'over the cap'});
+      await assert.rejects(sessions.check('{"ops": 3}'), (error) => {
+        assert.ok(error instanceof ShardLabError);
+        assert.equal(error.code, 'InvalidInput');
+        assert.equal(error.message, 'schedule:1:8 (byte 7): at ops: expected an array');
+        return true;
+      });
+      assert.equal(fakes[0].requests[1].session, 7, 'a call names the session it was made for');
+      assert.equal(fakes.length, 1, 'one worker serves the session');
+    });
 
 test(
     'the planner client keeps the best schedule and bound, and offers them to the next run',
@@ -65,21 +115,23 @@ test(
       fakes.length = 0;
       const seen = [];
       script.plan = (fake, req) => {
-        fake.send(reply(MSG.INCUMBENT, req.id, {schedule: schedule(30), bound: 20, elapsedS: 0.1}));
-        fake.send(reply(MSG.INCUMBENT, req.id, {schedule: schedule(32), bound: 22, elapsedS: 0.2}));
-        fake.send(reply(MSG.PROGRESS, req.id, {bound: 21, elapsedS: 0.3, stats: {nodes: 5}}));
+        fake.send(
+            reply(MSG.INCUMBENT, req.id, {schedule: schedule(30), record: record(20, 0.1, 30)}));
+        fake.send(
+            reply(MSG.INCUMBENT, req.id, {schedule: schedule(32), record: record(22, 0.2, 32)}));
+        fake.send(reply(MSG.PROGRESS, req.id, {record: record(21, 0.3, 30, {nodes: 5})}));
         fake.send(reply(MSG.DONE, req.id, {reason: 'time', elapsedS: 0.5}));
       };
-      const client = new PlannerClient('worker.js', {onIncumbent: (b) => seen.push(b.makespan)});
-      const first = await client.plan('{}', {}, 1, [schedule(40)]);
+      const client = plannerClient({onIncumbent: (b) => seen.push(b.makespan)});
+      const first = await client.plan({}, 1, [schedule(40)]);
       assert.deepEqual(first, {reason: 'time', elapsedS: 0.5});
       assert.deepEqual(seen, [30], 'a worse schedule is not taken');
       assert.equal(client.best.makespan, 30);
       assert.equal(client.bound, 22, 'the best bound is kept, never lowered');
       assert.equal(client.gap, 8 / 30);
-      assert.deepEqual(client.stats, {nodes: 5});
+      assert.deepEqual(client.record.counters, {nodes: 5});
       assert.deepEqual(fakes[0].requests.map((r) => r.op), [OP.OFFER, OP.PLAN]);
-      await client.plan('{}', {}, 1);
+      await client.plan({}, 1);
       const offers = fakes[0].requests.filter((r) => r.op === OP.OFFER);
       assert.equal(
           JSON.parse(offers[1].schedule).makespan, 30, 'the next run starts from the best');
@@ -92,11 +144,11 @@ test(
 test('a proof: the bound meets the best makespan and is clamped to it', async () => {
   fakes.length = 0;
   script.plan = (fake, req) => {
-    fake.send(reply(MSG.INCUMBENT, req.id, {schedule: schedule(63), bound: 64, elapsedS: 0.1}));
+    fake.send(reply(MSG.INCUMBENT, req.id, {schedule: schedule(63), record: record(64, 0.1, 63)}));
     fake.send(reply(MSG.DONE, req.id, {reason: 'finished', elapsedS: 0.1}));
   };
-  const client = new PlannerClient('worker.js');
-  assert.equal((await client.plan('{}', {}, 1)).reason, 'finished');
+  const client = plannerClient();
+  assert.equal((await client.plan({}, 1)).reason, 'finished');
   assert.equal(client.bound, 63);
   assert.equal(client.proven, true);
   assert.equal(client.gap, 0);
@@ -106,8 +158,8 @@ test('a stop while the planner worker is still starting is not lost', async () =
   fakes.length = 0;
   script.readyMs = 30;
   script.plan = () => {};  // runs until stopped
-  const client = new PlannerClient('worker.js');
-  const run = client.plan('{}', {}, 60);
+  const client = plannerClient();
+  const run = client.plan({}, 60);
   await sleep(5);
   await client.stop();
   const done = await Promise.race([run, sleep(500).then(() => 'still running')]);
@@ -119,9 +171,9 @@ test('a stop while the planner worker is still starting is not lost', async () =
 test('a stop during a run ends it with reason stopped and keeps the best', async () => {
   fakes.length = 0;
   script.plan = (fake, req) =>
-      fake.send(reply(MSG.INCUMBENT, req.id, {schedule: schedule(12), bound: 9, elapsedS: 0}));
-  const client = new PlannerClient('worker.js');
-  const run = client.plan('{}', {}, 60);
+      fake.send(reply(MSG.INCUMBENT, req.id, {schedule: schedule(12), record: record(9, 0, 12)}));
+  const client = plannerClient();
+  const run = client.plan({}, 60);
   await sleep(10);
   await client.stop();
   assert.equal((await run).reason, 'stopped');
@@ -133,13 +185,11 @@ test('the MIP client maps columns by name, and a stop keeps the last incumbent',
   const got = [];
   script.solve = (fake, req) => {
     assert.deepEqual(req.start, {names: ['x', 'c'], values: [1, 5]});
+    fake.send(
+        reply(MSG.PROGRESS, req.id, {model: {names: ['c', 'x'], start: {given: 2, missing: 0}}}));
     fake.send(reply(
-        MSG.PROGRESS, req.id, {phase: 'model', names: ['c', 'x'], start: {given: 2, missing: 0}}));
-    fake.send(reply(
-        MSG.INCUMBENT, req.id, {objective: 7, values: Float64Array.from([7, 3]), seconds: 0.2}));
-    fake.send(reply(
-        MSG.PROGRESS, req.id,
-        {phase: 'solve', primal: 7, dual: 5, gap: 2 / 7, nodes: 10, seconds: 0.3}));
+        MSG.INCUMBENT, req.id, {record: record(0, 0.2, 7), values: Float64Array.from([7, 3])}));
+    fake.send(reply(MSG.PROGRESS, req.id, {record: record(5, 0.3, 7, {nodes: 10})}));
   };
   const client = new MipClient('highs_worker.js', {onIncumbent: (i) => got.push(i)});
   const run = client.solve('lp', {x: 1, c: 5}, 60);
@@ -151,12 +201,12 @@ test('the MIP client maps columns by name, and a stop keeps the last incumbent',
   assert.equal(done.objective, 7);
   assert.deepEqual(done.columns, {c: 7, x: 3});
   assert.equal(done.dual, 5);
+  assert.equal(done.gap, 2 / 7);
   assert.deepEqual(done.start, {given: 2, missing: 0});
   assert.equal(fakes[0].terminated, true, 'HiGHS blocks its worker: a stop terminates it');
 
   script.solve = (fake, req) => {
-    fake.send(
-        reply(MSG.PROGRESS, req.id, {phase: 'model', names: ['c'], start: {given: 0, missing: 0}}));
+    fake.send(reply(MSG.PROGRESS, req.id, {model: {names: ['c'], start: {given: 0, missing: 0}}}));
     fake.send(reply(MSG.DONE, req.id, {
       status: 'optimal',
       objective: 4,

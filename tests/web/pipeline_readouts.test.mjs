@@ -1,8 +1,7 @@
 // Unit tests of the pipeline lab's pure readout helpers: numbers printed as
 // the core gives them, the closed form's verdict (equal, differing, or its
 // assumption failing), the compare table's rows (every schedule the core
-// lists, inapplicable ones with their reason, the cap), and the core
-// wrapper's error handling.
+// lists, inapplicable ones with their reason, the cap).
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -13,7 +12,6 @@ const SOURCE = path.resolve(process.env.SHARDLAB_SOURCE_DIR || '.');
 const load = (rel) => import(pathToFileURL(path.join(SOURCE, rel)).href);
 const R = await load('web/pipeline/readouts.mjs');
 const C = await load('web/pipeline/compare.mjs');
-const K = await load('web/pipeline/core.mjs');
 const small = JSON.parse(
     fs.readFileSync(path.join(SOURCE, 'tests/web/data/pipeline_1f1b_p2m2.schedule.json'), 'utf8'));
 
@@ -107,24 +105,4 @@ test('compare rows: every listed schedule, reasons for the others, extras last, 
   const uncapped = C.compareRows(
       [{name: '1F1B', applicable: true}], new Map([['1F1B', {...small, mem_cap: null}]]));
   assert.equal(uncapped[0].fits, null);
-});
-
-test('the core wrapper throws the core\'s exact message and keeps schedule texts', () => {
-  const message = 'p.json:3:14 (byte 40): at $.devices: expected an integer >= 1, found -2';
-  const M = {
-    pipelineNormalize: () => JSON.stringify({error: message}),
-    pipelineSimulate: () => JSON.stringify(small),
-    pipelineExport: () => 'rank,action\n0,0F0\n',
-  };
-  const core = new K.PipelineCore(M);
-  assert.throws(
-      () => core.normalize('{}'), (e) => e instanceof K.CoreError && e.message === message);
-  const entry = core.simulate('{}', '1F1B');
-  assert.equal(entry.schedule.makespan, 9);
-  assert.equal(entry.text, JSON.stringify(small));
-  assert.equal(core.exportAs('{}', entry.text, 'pytorch-csv'), 'rank,action\n0,0F0\n');
-  assert.throws(() => core.check('{}', '{}'), /this build of the module has no pipelineCheck\(\)/);
-  assert.equal(core.mipStart('{}', {}, '{}'), null, 'no warm start without the binding');
-  assert.equal(K.errorOf('{"error": "x", "other": 1}'), '', 'only a lone error key is an error');
-  assert.equal(K.errorOf('  {"error":"y"}'), 'y');
 });

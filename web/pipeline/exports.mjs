@@ -1,9 +1,9 @@
 // The pipeline lab's downloads and imports: the shown schedule as the core's
 // schedule JSON, as a Chrome trace (opens in ui.perfetto.dev) and as
-// PyTorch pipelining's CSV (both written by the core, pipelineExport), the
-// problem JSON, the plots as one PNG (../downloads.mjs), and the import of a
-// schedule file (CSV through pipelineImportCsv, whose errors point at the
-// offending row; a schedule JSON through pipelineCheck).
+// PyTorch pipelining's CSV (both written by the core in the pipeline
+// worker's session, session_client.mjs), the problem JSON, the plots as one
+// PNG (../downloads.mjs), and the import of a schedule file (a CSV, whose
+// errors point at the offending row, or a schedule JSON, re-timed and checked).
 import {savePlots, saveText} from '../downloads.mjs';
 
 const withNewline = (text) =>
@@ -19,14 +19,14 @@ export function downloadSchedule(entry, stem) {
   saveText(withNewline(entry.text), `${stem}.schedule.json`, 'application/json');
 }
 
-export function downloadTrace(core, problem, entry, stem) {
-  const trace = core.exportAs(problem, entry.text, 'chrome-trace');
+export async function downloadTrace(sessions, entry, stem) {
+  const trace = await sessions.exportAs(entry.text, 'chrome-trace');
   saveText(withNewline(trace), `${stem}.trace.json`, 'application/json');
 }
 
-export function downloadCsv(core, problem, entry, stem) {
-  saveText(
-      withNewline(core.exportAs(problem, entry.text, 'pytorch-csv')), `${stem}.csv`, 'text/csv');
+export async function downloadCsv(sessions, entry, stem) {
+  const csv = await sessions.exportAs(entry.text, 'pytorch-csv');
+  saveText(withNewline(csv), `${stem}.csv`, 'text/csv');
 }
 
 export function downloadProblem(problemText, stem) {
@@ -47,9 +47,7 @@ export function isScheduleJson(text) {
  * 'imported', or throws the core's error (file, row or position, what is
  * wrong) as it gives it.
  */
-export async function importSchedule(core, problem, file) {
+export async function importSchedule(sessions, file) {
   const text = await file.text();
-  const entry =
-      isScheduleJson(text) ? core.check(problem, text) : core.importCsv(problem, text, file.name);
-  return entry;
+  return isScheduleJson(text) ? sessions.check(text) : sessions.importCsv(text, file.name);
 }

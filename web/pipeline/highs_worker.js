@@ -1,24 +1,21 @@
 // HiGHS (npm `highs`, MIT: the wasm build copies its highs.js and highs.wasm
-// to site/highs/) in its own Web Worker: the MIP mode of the pipeline lab.
-// SOLVE_LP reads the CPLEX-LP text the core emits (pipelineEmitLp), takes the
-// planner's incumbent as a start (column values by name), and runs the MIP
-// with a time limit, posting each improving solution (INCUMBENT, the column
-// values) and the bounds and gap (PROGRESS, at most 10 Hz). HiGHS's run()
-// blocks this worker, so a stop is a terminate() from the page, which keeps
-// the last incumbent it got.
+// to site/highs/) in its own Web Worker, in the shell of web/worker_shell.mjs:
+// the MIP mode of the pipeline lab. SOLVE_LP reads the CPLEX-LP text the
+// core emits (the session's emitLp), takes the planner's incumbent as a
+// start (column values by name), and runs the MIP with a time limit,
+// posting each improving solution (INCUMBENT: the column values with the
+// progress record) and the record (PROGRESS, at most 10 Hz: HiGHS's primal
+// and dual bounds as incumbent and bound, its nodes as a counter). HiGHS's
+// run() blocks this worker, so a stop is a terminate() from the page, which
+// keeps the last incumbent it got.
 //
 // Call chain: lab.mjs -> mip_client.mjs -> postMessage -> highs_worker.js
 //             -> highs.js (HiGHS compiled to wasm)
-importScripts('../highs/highs.js');  // defines the factory `Module`
+importScripts('../worker_boot.js');
 
 let P = null;  // protocol.mjs
+let S = null;  // worker_shell.mjs
 let H = null;  // the HiGHS module
-
-const booted = (async () => {
-  P = await import('../protocol.mjs');
-  H = await Module({locateFile: (file) => new URL(`../highs/${file}`, self.location.href).href});
-  postMessage(P.reply(P.MSG.READY, 0, {version: H.version}));
-})();
 
 function columnNames(model) {
   const {numCols} = model.getDimensions();
@@ -52,7 +49,20 @@ function setStart(model, start) {
   return {given: indices.length, missing};
 }
 
-function solve(req) {
+// HiGHS's callback data as the one progress record (no bound yet: 0).
+function recordOf(seconds, data, extra = {}) {
+  const primal = data.mip_primal_bound;
+  const dual = data.mip_dual_bound;
+  const nodes = data.mip_node_count === undefined ? null : Number(data.mip_node_count);
+  return P.makeRecord({
+    elapsedS: seconds,
+    incumbent: Number.isFinite(primal) && Math.abs(primal) < 1e300 ? primal : null,
+    bound: Number.isFinite(dual) && Math.abs(dual) < 1e300 ? dual : 0,
+    counters: {nodes, highs_gap: Number.isFinite(data.mip_gap) ? data.mip_gap : null, ...extra},
+  });
+}
+
+function solve(req, run) {
   const startedMs = performance.now();
   const seconds = () => (performance.now() - startedMs) / 1000;
   const model = H.createModel({format: 'lp', data: req.lp});
@@ -60,31 +70,18 @@ function solve(req) {
     model.options.set({output_flag: false, time_limit: Math.max(0.1, req.timeLimitS || 10)});
     const names = columnNames(model);
     const started = setStart(model, req.start);
-    postMessage(P.reply(P.MSG.PROGRESS, req.id, {phase: 'model', names, start: started}));
+    run.post(P.MSG.PROGRESS, {model: {names, start: started}});
     const throttle = new P.Throttle();
     const C = H.constants.callbackType;
-    const progress = (data, force = false) => {
-      if (!throttle.pass(performance.now(), force)) return;
-      postMessage(P.reply(P.MSG.PROGRESS, req.id, {
-        phase: 'solve',
-        seconds: seconds(),
-        primal: data.mip_primal_bound,
-        dual: data.mip_dual_bound,
-        gap: data.mip_gap,
-        nodes: data.mip_node_count === undefined ? null : Number(data.mip_node_count),
-      }));
+    const progress = (data) => {
+      if (throttle.pass(performance.now()))
+        run.post(P.MSG.PROGRESS, {record: recordOf(seconds(), data)});
     };
     model.run({
       [C.mipImprovingSolution](event) {
         const values = Float64Array.from(event.data.mip_solution);
-        postMessage(
-            P.reply(P.MSG.INCUMBENT, req.id, {
-              seconds: seconds(),
-              objective: event.data.objective_function_value,
-              dual: event.data.mip_dual_bound,
-              values,
-            }),
-            [values.buffer]);
+        const data = {...event.data, mip_primal_bound: event.data.objective_function_value};
+        run.post(P.MSG.INCUMBENT, {record: recordOf(seconds(), data), values}, [values.buffer]);
       },
       [C.mipLogging](event) {
         progress(event.data);
@@ -105,36 +102,31 @@ function solve(req) {
       }
     };
     const values = Float64Array.from(solution.colValue || []);
-    postMessage(
-        P.reply(P.MSG.DONE, req.id, {
-          status: statusName || String(status),
-          seconds: seconds(),
-          objective: values.length ? model.getObjectiveValue() : null,
-          dual: info('mip_dual_bound'),
-          gap: info('mip_gap'),
-          nodes: info('mip_node_count'),
-          values,
-        }),
-        [values.buffer]);
+    return {
+      status: statusName || String(status),
+      seconds: seconds(),
+      objective: values.length ? model.getObjectiveValue() : null,
+      dual: info('mip_dual_bound'),
+      gap: info('mip_gap'),
+      nodes: info('mip_node_count'),
+      values,
+      [S.TRANSFER]: [values.buffer],
+    };
   } finally {
     model.dispose();
   }
 }
 
-const startFailure = (error) => `HiGHS could not start: ${error && error.message || error}`;
-booted.catch((error) => postMessage({type: 'error', id: 0, message: startFailure(error)}));
-
-self.onmessage = async (event) => {
-  const req = event.data;
-  try {
-    await booted.catch((error) => {
-      throw new Error(startFailure(error));
-    });
-    const problem = P.checkRequest(req);
-    if (problem) throw new Error(problem);
-    if (req.op !== P.OP.SOLVE_LP) throw new Error(`the HiGHS worker does not serve '${req.op}'`);
-    solve(req);
-  } catch (error) {
-    postMessage(P.errorReply(req && req.id > 0 ? req.id : 0, error.message || String(error)));
-  }
-};
+shardlabWorker({
+  name: 'HiGHS',
+  root: '../',
+  scripts: ['highs/highs.js'],  // defines the factory `Module`
+  modules: {P: 'protocol.mjs', S: 'worker_shell.mjs'},
+  boot: async ({modules}) => {
+    ({P, S} = modules);
+    H = await Module({locateFile: (file) => new URL(`../highs/${file}`, self.location.href).href});
+    return {version: String(H.version ?? '')};
+  },
+  runs: ['solve-lp'],
+  ops: {'solve-lp': solve},
+});

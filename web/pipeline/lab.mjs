@@ -1,9 +1,11 @@
 // The pipeline lab: a problem (the parameter form, a bundled example, a
-// problem JSON typed, opened or dropped), every schedule the core generates
-// for it simulated on the page's module, one shown on the timeline with its
-// headline numbers and another stacked under it, all of them in the compare
-// table; the planner and the MIP in workers (plan_panel.mjs); permalinks,
-// IndexedDB and downloads. The shell (../app.mjs) calls mount() once.
+// problem JSON typed, opened or dropped) opened once per change as a session
+// in the pipeline worker (session_client.mjs), which simulates every
+// schedule the core generates for it off the main thread; one shown on the
+// timeline with its headline numbers and another stacked under it, all of
+// them in the compare table; the planner (same worker) and the MIP
+// (plan_panel.mjs); permalinks, IndexedDB and downloads. The shell
+// (../app.mjs) calls mount() once.
 //
 // data-status on #lab-pipeline (the test contract):
 //   idle      mounted, nothing computed yet
@@ -16,7 +18,6 @@
 //             core's message, and the previous view stays
 // data-computed counts finished problem computations (tests wait on it).
 import {compareRows, CompareTable} from './compare.mjs';
-import {PipelineCore} from './core.mjs';
 import {FILES, PRESETS} from './examples.mjs';
 import * as exports from './exports.mjs';
 import {ParamsForm, paramsFromProblem, problemFromParams} from './params.mjs';
@@ -24,6 +25,7 @@ import {decodePipeline, encodePipeline} from './permalink.mjs';
 import {PlanPanel} from './plan_panel.mjs';
 import {renderReadouts} from './readouts.mjs';
 import {loadPlanned, problemKey, savePlanned} from './saved.mjs';
+import {SessionClient} from './session_client.mjs';
 import {Timeline, TIMELINE_LEGEND} from './timeline.mjs';
 
 const EXTRA = ['planned', 'mip', 'imported'];  // schedules not from a generator
@@ -31,7 +33,7 @@ const EXTRA = ['planned', 'mip', 'imported'];  // schedules not from a generator
 const app = {
   section: null,
   shell: null,
-  core: null,
+  sessions: null,        // the pipeline worker's session client
   mode: 'form',          // 'form': the problem is the parameters; 'json': the editor's text
   example: null,         // the bundled file the problem came from
   problemText: null,     // the problem applied (JSON text)
@@ -103,24 +105,14 @@ function compute(text) {
 async function computeNow(text) {
   clearError();
   setStatus('working');
-  let normalized;
-  let list;
+  let opened;
   try {
-    normalized = app.core.normalize(text, app.sourceName || 'problem');
-    list = app.core.schedules(text);
+    opened = await app.sessions.open(text, app.sourceName || 'problem');
   } catch (error) {
     showError(error.message);
     return false;
   }
-  const schedules = new Map();
-  for (const info of list) {
-    if (!info.applicable) continue;
-    try {
-      schedules.set(info.name, app.core.simulate(text, info.name));
-    } catch (error) {
-      schedules.set(info.name, {error: error.message});
-    }
-  }
+  const {normalized, list, schedules} = opened;
   const key = await problemKey(normalized);
   // A run on the old problem ends first: its last schedule belongs to it.
   if (key !== app.key) await plan.reset(key);
@@ -134,7 +126,7 @@ async function computeNow(text) {
     note('');
     await restoreStored(key);
   }
-  if (app.linkedPlan) restoreLinked();
+  if (app.linkedPlan) await restoreLinked();
   if (app.mode === 'form') $('pl-problem').value = normalized;
   choose();
   render();
@@ -167,7 +159,7 @@ async function restoreStored(key) {
   const stored = await loadPlanned(key).catch(() => undefined);
   if (!stored) return;
   try {
-    const entry = app.core.check(app.problemText, stored.schedule);
+    const entry = await app.sessions.check(stored.schedule);
     if (entry.schedule.valid === false) return;
     app.extra.set('planned', entry);
     plan.offer(entry);
@@ -180,11 +172,11 @@ async function restoreStored(key) {
 }
 
 // A link's planned schedule, checked by the core against the problem.
-function restoreLinked() {
+async function restoreLinked() {
   const linked = app.linkedPlan;
   app.linkedPlan = null;
   try {
-    const entry = app.core.check(app.problemText, JSON.stringify(linked));
+    const entry = await app.sessions.check(JSON.stringify(linked));
     if (entry.schedule.valid === false) {
       throw new Error(
           (entry.schedule.violations || []).slice(0, 2).join('; ') || 'it is not valid');
@@ -385,7 +377,7 @@ async function openFile(file) {
 async function importFile(file) {
   clearError();
   try {
-    const entry = await exports.importSchedule(app.core, app.problemText, file);
+    const entry = await exports.importSchedule(app.sessions, file);
     onSchedule('imported', entry);
     setStatus('ready');
   } catch (error) {
@@ -401,10 +393,10 @@ function stem() {
 }
 
 function guarded(action) {
-  return () => {
+  return async () => {
     try {
       const entry = entryOf(app.shown);
-      if (entry) action(entry);
+      if (entry) await action(entry);
     } catch (error) {
       showError(error.message);
     }
@@ -463,11 +455,9 @@ function wire() {
   $('pl-download-json')
       .addEventListener('click', guarded((e) => exports.downloadSchedule(e, stem())));
   $('pl-download-trace')
-      .addEventListener(
-          'click', guarded((e) => exports.downloadTrace(app.core, app.problemText, e, stem())));
+      .addEventListener('click', guarded((e) => exports.downloadTrace(app.sessions, e, stem())));
   $('pl-download-csv')
-      .addEventListener(
-          'click', guarded((e) => exports.downloadCsv(app.core, app.problemText, e, stem())));
+      .addEventListener('click', guarded((e) => exports.downloadCsv(app.sessions, e, stem())));
   $('pl-download-problem')
       .addEventListener(
           'click', () => app.problemText && exports.downloadProblem(app.problemText, stem()));
@@ -478,10 +468,12 @@ function wire() {
               [['timeline', $('pl-timeline')], ['anytime', $('pl-anytime')]], stem()));
   $('pl-copy-link')
       .addEventListener('click', () => navigator.clipboard.writeText($('pl-permalink').href));
+  app.sessions = new SessionClient(
+      new URL('worker.js', import.meta.url).href, (msg) => plan.planner.onEvent(msg));
   plan = new PlanPanel({
     section: app.section,
-    core: null,
-    problem: () => (app.problemText ? {text: app.problemText, key: app.key} : null),
+    sessions: app.sessions,
+    problem: () => (app.problemText ? {key: app.key} : null),
     bestGenerated,
     onSchedule,
     // A run's status, unless the problem changed under it (which stopped it).
@@ -509,12 +501,12 @@ export async function mount(section, shell, params) {
     }
   }
   try {
-    app.core = new PipelineCore(await shell.module());
+    const ready = await app.sessions.ready();
+    plan.applySchema(ready.planOptions);
   } catch (error) {
     showError(error.message || String(error));
     return;
   }
-  plan.host.core = app.core;
   if (!link) {
     $('pl-example').value = PRESETS[0].id;
     await openExample(PRESETS[0].id);

@@ -1,9 +1,9 @@
 // The page's side of the HiGHS worker (highs_worker.js): one MIP solve at a
 // time on the LP text the core emits, warm-started from a schedule's column
-// values. HiGHS blocks its worker while it runs, so stop() terminates the
-// worker (a fresh one starts on the next solve) and the solve resolves with
-// the last incumbent it reported. lab.mjs maps column values back to a
-// schedule with the core (pipelineScheduleFromMip).
+// values; HiGHS's progress arrives as the one progress record. HiGHS blocks its worker while it
+// runs, so stop() terminates the worker (a fresh one starts on the next solve) and the solve
+// resolves with the last incumbent it reported. lab.mjs maps column values back to a schedule with
+// the core (pipelineScheduleFromMip).
 import {MSG, OP} from '../protocol.mjs';
 import {WorkerHandle} from '../worker_client.mjs';
 
@@ -22,23 +22,27 @@ export class MipClient {
   }
 
   onEvent(msg) {
-    if (msg.type === MSG.PROGRESS && msg.phase === 'model') {
-      this.names = msg.names;
-      this.start = msg.start;
+    if (msg.type === MSG.PROGRESS && msg.model) {
+      this.names = msg.model.names;
+      this.start = msg.model.start;
       return;
     }
+    const r = msg.record;
+    if (!r) return;
     if (msg.type === MSG.INCUMBENT) {
-      this.last = {
-        objective: msg.objective,
-        columns: this.columns(msg.values),
-        seconds: msg.seconds
-      };
-      if (Number.isFinite(msg.dual)) this.progress = {...this.progress, dual: msg.dual};
+      this.last = {objective: r.incumbent, columns: this.columns(msg.values), seconds: r.elapsedS};
+      if (r.bound > 0) this.progress = {...this.progress, dual: r.bound};
       if (this.handlers.onIncumbent) this.handlers.onIncumbent(this.last);
       return;
     }
-    this.progress =
-        {primal: msg.primal, dual: msg.dual, gap: msg.gap, nodes: msg.nodes, seconds: msg.seconds};
+    this.progress = {
+      primal: r.incumbent,
+      dual: r.bound,
+      gap: r.found ? r.gap : null,
+      nodes: r.counters.nodes,
+      seconds: r.elapsedS,
+      record: r,
+    };
     if (this.handlers.onProgress) this.handlers.onProgress(this.progress);
   }
 

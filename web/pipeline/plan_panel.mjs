@@ -1,9 +1,11 @@
 // The planner box of the pipeline lab: Start/Stop of the chosen engine (the
 // branch and bound in worker.js, or the MIP in highs_worker.js warm-started
 // from the planner's incumbent), the live best makespan, lower bound and gap,
-// the anytime curve, the engine's counters, and the sizes where the MIP stops
-// being useful. Every better schedule goes to lab.mjs (onSchedule), which
-// shows it, links it and keeps it in IndexedDB.
+// the anytime curve, the engine's counters (from the one progress record),
+// and the sizes where the MIP stops being useful. Its time control comes
+// from the planner's option schema. Every better schedule goes to lab.mjs
+// (onSchedule), which shows it, links it and keeps it in IndexedDB.
+import {applySchema, readOption, rowOf} from '../options_form.mjs';
 import {formatSeconds} from '../plots/scales.mjs';
 
 import {AnytimeChart} from './anytime_chart.mjs';
@@ -28,16 +30,17 @@ const gapText = (best, bound) => {
 
 export class PlanPanel {
   /**
-   * host: {section, core, problem() -> {text, key} | null, bestGenerated() ->
-   * {text, schedule} | null, onSchedule(kind, entry), onRun(status, problemKey),
-   * onError(message), onSettings()}.
+   * host: {section, sessions (session_client.mjs), problem() -> {key} | null,
+   * bestGenerated() -> {text, schedule} | null, onSchedule(kind, entry),
+   * onRun(status, problemKey), onError(message), onSettings()}.
    */
   constructor(host) {
     this.host = host;
     const $ = (id) => host.section.querySelector(`#${id}`);
     this.$ = $;
     this.chart = new AnytimeChart($('pl-anytime'));
-    this.planner = new PlannerClient(new URL('worker.js', import.meta.url).href, {
+    this.schema = null;  // the planner's option schema (from the worker)
+    this.planner = new PlannerClient(host.sessions, {
       onIncumbent: (best) => this.plannerIncumbent(best),
       onProgress: (p) => this.plannerProgress(p),
     });
@@ -64,17 +67,24 @@ export class PlanPanel {
     return this.$('pl-engine').value;
   }
 
+  /** The planner's option schema: the controls take their ranges and defaults from it. */
+  applySchema(schema) {
+    this.schema = schema;
+    applySchema(this.host.section, schema);
+  }
+
   settings() {
-    const t = Number(this.$('pl-time').value);
+    const time = this.schema ? rowOf(this.schema, 'time_limit_s') : null;
+    const t = time ? readOption(this.$('pl-time'), time) : Number(this.$('pl-time').value) || 10;
     return {
-      timeS: Number.isFinite(t) && t > 0 ? t : 10,
+      timeS: t,
       mip: this.engine === 'mip',
       placement: this.$('pl-placement').value || null,
     };
   }
 
   applySettings({timeS, mip, placement}) {
-    if (timeS) this.$('pl-time').value = String(timeS);
+    if (timeS !== undefined && timeS !== null) this.$('pl-time').value = String(timeS);
     if (mip !== undefined) this.$('pl-engine').value = mip ? 'mip' : 'planner';
     if (placement !== undefined) this.$('pl-placement').value = placement || '';
     this.showNumbers();
@@ -147,35 +157,32 @@ export class PlanPanel {
     this.showNumbers();
   }
 
-  plannerProgress({bound, stats, seconds}) {
+  plannerProgress({bound, record, seconds}) {
     const best = this.planner.best;
     if (best && Number.isFinite(bound))
       this.chart.addOverall(seconds, best.makespan, bound);
     else
       this.chart.setTime(seconds);
-    if (stats) {
-      this.$('pl-stats').textContent = statsLine(stats);
-      this.warmStartReference(stats);
-    }
+    this.$('pl-stats').textContent = statsLine(record.counters, seconds);
+    this.warmStartReference(record.counters);
     this.showNumbers();
   }
 
   // The planner says which published schedules run on its placement and how
   // long they take: the best of them is the line its curve must beat.
-  warmStartReference(stats) {
-    const starts = Object.entries(stats.warm_start || {}).filter(([, v]) => Number.isFinite(v));
-    if (!starts.length || this.referenced === stats.placement) return;
-    this.referenced = stats.placement;
+  warmStartReference(counters) {
+    const starts = Object.entries(counters.warm_start || {}).filter(([, v]) => Number.isFinite(v));
+    if (!starts.length || this.referenced === counters.placement) return;
+    this.referenced = counters.placement;
     const [name, value] = starts.reduce((a, b) => (b[1] < a[1] ? b : a));
     this.chart.setReferences([[name, value, '#a16207']]);
   }
 
   // ---- the MIP ----
 
-  mipIncumbent({objective, columns, seconds}) {
-    const problem = this.host.problem();
+  async mipIncumbent({objective, columns, seconds}) {
     try {
-      const entry = this.host.core.scheduleFromMip(problem.text, this.runOptions, columns);
+      const entry = await this.host.sessions.scheduleFromMip(this.runOptions, columns);
       this.mipBest = {
         makespan: entry.schedule.makespan,
         bound: this.mipBest ? this.mipBest.bound : null
@@ -229,7 +236,7 @@ export class PlanPanel {
       if (this.running === 'planner') {
         const generated = this.host.bestGenerated();
         const offers = generated ? [generated.text] : [];
-        const done = await this.planner.plan(problem.text, this.runOptions, timeS, offers);
+        const done = await this.planner.plan(this.runOptions, timeS, offers);
         status = done.reason === 'stopped' ? 'stopped' : 'done';
         const best = this.planner.best;
         const where = best && best.schedule.problem ?
@@ -255,13 +262,13 @@ export class PlanPanel {
   }
 
   async runMip(problem, timeS) {
-    const core = this.host.core;
+    const sessions = this.host.sessions;
     const options = this.runOptions;
-    const lp = core.emitLp(problem.text, options);
+    const lp = await sessions.emitLp(options);
     const incumbent = this.planner.best || this.host.bestGenerated();
     let start = null;
     try {
-      start = incumbent ? core.mipStart(problem.text, options, incumbent.text) : null;
+      start = incumbent ? await sessions.mipStart(options, incumbent.text) : null;
     } catch (error) {
       this.$('pl-plan-note').textContent = `No warm start (${error.message}).`;
     }
@@ -269,7 +276,7 @@ export class PlanPanel {
     const done = await this.mip.solve(lp, start, timeS);
     if (done.columns && Object.keys(done.columns).length && done.status !== 'stopped') {
       try {
-        const entry = core.scheduleFromMip(problem.text, options, done.columns);
+        const entry = await sessions.scheduleFromMip(options, done.columns);
         this.mipBest = {makespan: entry.schedule.makespan, bound: done.dual};
         this.host.onSchedule('mip', entry);
       } catch (error) {
@@ -297,13 +304,13 @@ export class PlanPanel {
 }
 
 // The planner's counters worth a glance (all of them when none of these is there).
-const STATS_SHOWN =
-    ['phase', 'ops', 'nodes', 'best_source', 'dives', 'lns_improvements', 'offers', 'seconds'];
+const STATS_SHOWN = ['phase', 'ops', 'nodes', 'best_source', 'dives', 'lns_improvements', 'offers'];
 
-function statsLine(stats) {
-  const shown = STATS_SHOWN.filter((k) => k in stats);
-  return (shown.length ? shown.map((k) => [k, stats[k]]) : Object.entries(stats))
+function statsLine(counters, seconds) {
+  const shown = STATS_SHOWN.filter((k) => k in counters);
+  return (shown.length ? shown.map((k) => [k, counters[k]]) : Object.entries(counters))
       .filter(([, v]) => typeof v === 'number' || typeof v === 'boolean' || typeof v === 'string')
       .map(([k, v]) => `${k.replace(/_/g, ' ')} ${typeof v === 'number' ? num(v) : v}`)
+      .concat(Number.isFinite(seconds) ? [`seconds ${num(Number(seconds.toFixed(2)))}`] : [])
       .join(' \u00b7 ');
 }

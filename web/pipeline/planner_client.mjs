@@ -1,20 +1,22 @@
-// The page's side of the planner worker (worker.js): starts and stops runs,
-// keeps the best schedule and the best lower bound across runs of the same
-// problem (a stop, a crash or a new run never loses them: each run is
-// offered the best so far), and reports improvements. lab.mjs drives it;
+// The page's side of the planner in the pipeline worker (worker.js, reached
+// through the session client, whose open problem it plans): starts and
+// stops runs, keeps the best schedule and the best lower bound across runs
+// of the same problem (a stop, a crash or a new run never loses them: each
+// run is offered the best so far), and reports improvements with the
+// planner's progress record (core/progress.h). lab.mjs drives it;
 // tests/web/pipeline_clients.test.mjs runs it against a fake worker.
 import {MSG, OP} from '../protocol.mjs';
-import {WorkerHandle} from '../worker_client.mjs';
 
 export class PlannerClient {
   /**
-   * handlers: onIncumbent({schedule, makespan, bound, seconds}),
-   * onProgress({bound, stats, seconds, steps}), each optional.
+   * sessions: the SessionClient (its worker runs the planner); handlers:
+   * onIncumbent({schedule, makespan, bound, seconds}), onProgress({bound,
+   * record, seconds}), each optional. The SessionClient's events go to
+   * onEvent().
    */
-  constructor(url, handlers = {}) {
-    this.url = url;
+  constructor(sessions, handlers = {}) {
+    this.sessions = sessions;
     this.handlers = handlers;
-    this.handle = null;
     this.running = null;
     this.stopAsked = false;
     this.reset(null);
@@ -23,17 +25,10 @@ export class PlannerClient {
   /** Forgets the best schedule and bound (a different problem). */
   reset(problemKey) {
     this.problemKey = problemKey;
-    this.best = null;   // {schedule (object), text, makespan, seconds}
-    this.bound = null;  // the best proven lower bound on the makespan
-    this.stats = null;
-    this.elapsedS = 0;  // solving time over all runs of this problem
-  }
-
-  worker() {
-    if (!this.handle) {
-      this.handle = new WorkerHandle(this.url, 0, (i, msg) => this.onEvent(msg));
-    }
-    return this.handle;
+    this.best = null;    // {schedule (object), text, makespan, seconds}
+    this.bound = null;   // the best proven lower bound on the makespan
+    this.record = null;  // the last progress record
+    this.elapsedS = 0;   // solving time over all runs of this problem
   }
 
   get gap() {
@@ -48,18 +43,16 @@ export class PlannerClient {
   }
 
   onEvent(msg) {
-    const seconds = this.baseS + (msg.elapsedS || 0);
-    if (Number.isFinite(msg.bound) && (this.bound === null || msg.bound > this.bound)) {
-      this.bound = msg.bound;
-    }
-    if (msg.stats) this.stats = msg.stats;
+    const record = msg.record;
+    if (!record) return;
+    const seconds = this.baseS + record.elapsedS;
+    if (this.bound === null || record.bound > this.bound) this.bound = record.bound;
+    this.record = record;
     if (msg.type === MSG.INCUMBENT && msg.schedule) this.consider(msg.schedule, seconds);
     if (this.best && this.bound !== null && this.bound > this.best.makespan) {
       this.bound = this.best.makespan;
     }
-    if (this.handlers.onProgress) {
-      this.handlers.onProgress({bound: this.bound, stats: this.stats, seconds, steps: msg.steps});
-    }
+    if (this.handlers.onProgress) this.handlers.onProgress({bound: this.bound, record, seconds});
   }
 
   /** Keeps a schedule (JSON text or object) when it beats the best; true if it did. */
@@ -76,22 +69,22 @@ export class PlannerClient {
   }
 
   /**
-   * Runs the planner on problem (JSON text) until timeLimitS, a proof or a
-   * stop; offers (schedule JSON texts, e.g. from a link or IndexedDB) and the
-   * best so far go in first. Resolves to {reason, elapsedS}; reason is
+   * Runs the planner on the session's problem until timeLimitS, a proof or
+   * a stop; offers (schedule JSON texts, e.g. from a link or IndexedDB) and
+   * the best so far go in first. Resolves to {reason, elapsedS}; reason is
    * 'finished', 'time' or 'stopped'.
    */
-  async plan(problem, options, timeLimitS, offers = []) {
+  async plan(options, timeLimitS, offers = []) {
     if (this.running) throw new Error('the planner is already running');
     this.stopAsked = false;
-    const handle = this.worker();
+    const sessions = this.sessions;
     this.running = (async () => {
-      await handle.ready;
+      await sessions.ready();
       const carried = this.best ? [this.best.text, ...offers] : offers;
-      for (const schedule of carried) await handle.call(OP.OFFER, {schedule});
+      for (const schedule of carried) await sessions.call(OP.OFFER, {schedule});
       if (this.stopAsked) return {reason: 'stopped', elapsedS: 0};
       this.baseS = this.elapsedS;
-      const done = await handle.call(OP.PLAN, {problem, options, timeLimitS});
+      const done = await sessions.call(OP.PLAN, {options, timeLimitS});
       this.elapsedS = this.baseS + done.elapsedS;
       return {reason: done.reason, elapsedS: this.elapsedS};
     })();
@@ -105,11 +98,6 @@ export class PlannerClient {
   /** Stops the running plan (it then resolves with reason 'stopped'). */
   async stop() {
     this.stopAsked = true;
-    if (this.handle && this.running) await this.handle.call(OP.STOP);
-  }
-
-  terminate() {
-    if (this.handle) this.handle.terminate();
-    this.handle = null;
+    if (this.running) await this.sessions.call(OP.STOP);
   }
 }

@@ -1,143 +1,126 @@
-// The pipeline planner in a Web Worker: one wasm module, one PipelinePlanner
-// (the anytime branch and bound of core/pipeline/planner.h). PLAN runs it in
+// The pipeline lab's worker, in the shell of web/worker_shell.mjs: one wasm
+// module and one session (wasm/pipeline_session.h), the problem parsed once
+// per OPEN; every other op runs on it: the schedules simulated for the page
+// (OPEN replies with all of them), a schedule file checked (CHECK), exports
+// (EXPORT), a PyTorch CSV imported (IMPORT_CSV), the MIP's LP text and
+// column maps (EMIT_LP, MIP_START, FROM_MIP), and the planner (PLAN) run in
 // time slices until it proves optimality, reaches its time limit or gets a
-// STOP, posting each better schedule (INCUMBENT) and the bound with the
-// engine's counters (PROGRESS) at most 10 times a second; DONE carries the
-// best schedule, so the page never loses it. OFFER hands it a schedule found
-// elsewhere (a permalink, IndexedDB, the MIP).
+// STOP, posting each better schedule (INCUMBENT) and the progress record
+// (PROGRESS) at most 10 times a second. OFFER hands the planner a schedule
+// found elsewhere (a permalink, IndexedDB, the MIP). Requests name the
+// session they were made for, so a reply never applies to another problem.
 //
-// Call chain: lab.mjs -> planner_client.mjs -> postMessage -> worker.js
-//             -> shardlab.js (Embind, wasm/pipeline_planner_bindings.cpp)
-//             -> core/pipeline/planner.h
-importScripts('../shardlab.js');
+// Call chain: lab.mjs -> session_client.mjs, planner_client.mjs -> postMessage
+//             -> worker.js -> shardlab.js (Embind, wasm/pipeline_bindings.cpp,
+//             wasm/pipeline_planner_bindings.cpp) -> core/pipeline/
+importScripts('../worker_boot.js');
 
 const SLICE_MS = 40;  // planner time between event-loop turns (a STOP gets through)
 const STEP_WORK = 2000;
 
 let P = null;  // protocol.mjs
 let L = null;  // worker_loop.mjs
+let R = null;  // result.mjs
 let M = null;  // the wasm module
+let session = null;
+let sessionId = 0;
 let planner = null;
-let run = null;  // the PLAN being served: {id, stop}
-let held = [];   // schedules offered while no planner exists
+let held = [];  // schedules offered while no planner exists
 
-const booted = (async () => {
-  [P, L] = await Promise.all([import('../protocol.mjs'), import('../worker_loop.mjs')]);
-  M = await createShardLab({locateFile: (file) => new URL(`../${file}`, self.location.href).href});
-  postMessage(P.reply(P.MSG.READY, 0, {version: M.version()}));
-})();
-
-// The bindings report a bad problem as {"error": ...} JSON or by throwing.
-function errorOf(text) {
-  if (typeof text !== 'string' || !text.startsWith('{"error"')) return '';
-  return JSON.parse(text).error;
+// The current session, if the request was made for it.
+function current(req) {
+  if (!session) throw new R.ShardLabError('InvalidArgument', 'no problem is open');
+  if (req.session !== undefined && req.session !== sessionId) {
+    throw new R.ShardLabError('InvalidArgument', 'the problem changed since this request was made');
+  }
+  return session;
 }
 
-function makePlanner(problem, options) {
+function open(req) {
+  const next = R.unwrap(
+      req.flags ? M.PipelineSession.fromFlags(JSON.stringify(req.flags)) :
+                  M.PipelineSession.open(req.text, req.source || 'problem'));
+  if (session) session.delete();
+  session = next;
+  ++sessionId;
+  held = [];
+  const list = R.unwrap(session.schedules());
+  const schedules = {};
+  for (const info of list) {
+    if (!info.applicable) continue;
+    const simulated = session.simulate(info.name);
+    schedules[info.name] =
+        simulated.ok ? {text: simulated.value} : {error: simulated.error.message};
+  }
+  return {session: sessionId, normalized: session.normalized(), list, schedules};
+}
+
+function snapshot(run, withSchedule, elapsedS, improvedS, steps) {
+  const record = planner.progress(elapsedS);
+  if (withSchedule && record.found) {
+    run.post(P.MSG.INCUMBENT, {record, improvedS, steps, schedule: R.unwrap(planner.bestJson())});
+  } else {
+    run.post(P.MSG.PROGRESS, {record, improvedS, steps});
+  }
+}
+
+async function plan(req, run) {
+  const made = R.unwrap(current(req).planner(JSON.stringify(req.options || {})));
   if (planner) planner.delete();
-  planner = null;
-  let made;
-  try {
-    made = new M.PipelinePlanner(problem, JSON.stringify(options));
-  } catch (error) {
-    throw new Error(
-        typeof error === 'number' ? `the planner failed (${error})` :
-                                    String(error.message || error));
-  }
-  const error = typeof made.error === 'function' ? made.error() : '';
-  if (error) {
-    made.delete();
-    throw new Error(error);
-  }
   planner = made;
   for (const schedule of held) planner.offer(schedule);
   held = [];
-}
-
-function snapshot(id, withSchedule, elapsedS, improvedS, steps) {
-  const stats = JSON.parse(planner.statsJson() || '{}');
-  const payload = {
-    elapsedS,
-    improvedS,
-    steps,
-    finished: planner.finished(),
-    bound: planner.lowerBound(),
-    stats,
-  };
-  if (withSchedule) {
-    const best = planner.bestJson();
-    if (best && !errorOf(best)) {
-      postMessage(P.reply(P.MSG.INCUMBENT, id, {...payload, schedule: best}));
-      return;
-    }
-  }
-  postMessage(P.reply(P.MSG.PROGRESS, id, payload));
-}
-
-async function plan(req) {
-  if (run) throw new Error('the planner is already running');
-  makePlanner(req.problem, req.options || {});
-  run = {id: req.id, stop: false};
   const startedMs = performance.now();
   const elapsed = () => (performance.now() - startedMs) / 1000;
-  try {
-    const {reason, improvedS, steps} = await L.runSlices({
-      engine: planner,
-      run,
-      timeLimitS: req.timeLimitS,
-      elapsed,
-      stepWork: STEP_WORK,
-      sliceMs: SLICE_MS,
-      dirty: planner.bestMakespan() >= 0,  // has a schedule (without building its JSON)
-      report: (withBest, c) => snapshot(req.id, withBest, elapsed(), c.improvedS, c.steps),
-    });
-    snapshot(req.id, true, elapsed(), improvedS, steps);
-    postMessage(P.reply(P.MSG.DONE, req.id, {reason, elapsedS: elapsed()}));
-  } finally {
-    run = null;
-  }
+  const {reason, improvedS, steps} = await L.runSlices({
+    engine: planner,
+    run,
+    timeLimitS: req.timeLimitS,
+    elapsed,
+    stepWork: STEP_WORK,
+    sliceMs: SLICE_MS,
+    dirty: planner.progress(0).found,
+    report: (withBest, c) => snapshot(run, withBest, elapsed(), c.improvedS, c.steps),
+  });
+  snapshot(run, true, elapsed(), improvedS, steps);
+  return {reason, elapsedS: elapsed()};
 }
 
-function stop(req) {
-  if (run) run.stop = true;
-  postMessage(P.reply(P.MSG.DONE, req.id, {wasRunning: Boolean(run)}));
-}
-
+// A schedule that cannot be read is not taken; the reply says why.
 function offer(req) {
-  let accepted = false;
-  if (planner)
-    accepted = Boolean(planner.offer(req.schedule));
-  else
+  if (!planner) {
     held.push(req.schedule);
-  postMessage(P.reply(P.MSG.DONE, req.id, {accepted, held: !planner}));
+    return {accepted: false, held: true, error: null};
+  }
+  const taken = planner.offer(req.schedule);
+  return {accepted: taken.ok && taken.value, held: false, error: taken.ok ? null : taken.error};
 }
 
-async function handle(req) {
-  const problem = P.checkRequest(req);
-  if (problem) throw new Error(problem);
-  switch (req.op) {
-    case P.OP.PLAN:
-      return plan(req);
-    case P.OP.STOP:
-      return stop(req);
-    case P.OP.OFFER:
-      return offer(req);
-    default:
-      throw new Error(`the planner worker does not serve '${req.op}'`);
-  }
-}
-
-const startFailure = (error) => `the planner could not start: ${error && error.message || error}`;
-booted.catch((error) => postMessage({type: 'error', id: 0, message: startFailure(error)}));
-
-self.onmessage = async (event) => {
-  const req = event.data;
-  try {
-    await booted.catch((error) => {
-      throw new Error(startFailure(error));
-    });
-    await handle(req);
-  } catch (error) {
-    postMessage(P.errorReply(req && req.id > 0 ? req.id : 0, error.message || String(error)));
-  }
-};
+shardlabWorker({
+  name: 'the pipeline lab',
+  root: '../',
+  scripts: ['shardlab.js'],
+  modules: {P: 'protocol.mjs', L: 'worker_loop.mjs', R: 'result.mjs'},
+  boot: async ({modules}) => {
+    ({P, L, R} = modules);
+    M = await createShardLab(
+        {locateFile: (file) => new URL(`../${file}`, self.location.href).href});
+    return {version: R.unwrap(M.version()), planOptions: R.unwrap(M.pipelinePlanOptionsSchema())};
+  },
+  runs: ['plan'],
+  ops: {
+    open,
+    check: (req) => ({text: R.unwrap(current(req).check(req.schedule))}),
+    export: (req) => ({text: R.unwrap(current(req).exportAs(req.schedule, req.format))}),
+    'import-csv': (req) => ({text: R.unwrap(current(req).importCsv(req.csv, req.source))}),
+    'emit-lp': (req) => ({lp: R.unwrap(current(req).emitLp(JSON.stringify(req.options || {})))}),
+    'mip-start': (req) =>
+        R.unwrap(current(req).mipStart(JSON.stringify(req.options || {}), req.schedule)),
+    'from-mip': (req) => ({
+      text: R.unwrap(current(req).scheduleFromMip(
+          JSON.stringify(req.options || {}), JSON.stringify(req.columns)))
+    }),
+    plan,
+    offer,
+  },
+});

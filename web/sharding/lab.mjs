@@ -5,8 +5,12 @@
 // data-status on #lab-sharding is the test contract: idle, loading, solving,
 // stopped, done, error; data-opened counts finished opening attempts.
 // Talks to solver_client.mjs (workers), model_view.mjs (page-side model),
-// ../state.mjs (links), ../store.mjs (IndexedDB), ../downloads.mjs and views.mjs.
+// ../state.mjs (links), ../store.mjs (IndexedDB), ../downloads.mjs and views.mjs;
+// the time, workers and seed controls come from the option schema
+// (../options_form.mjs).
 import {baseName, savePlots, saveText} from '../downloads.mjs';
+import {applySchema, clampOption, readOption, rowOf} from '../options_form.mjs';
+import {unwrap} from '../result.mjs';
 import {decodeSharding, encodeSharding, instanceReference, queryControls} from '../state.mjs';
 import {loadBest, saveBest} from '../store.mjs';
 
@@ -29,6 +33,7 @@ const STATUS_TEXT = {
 
 const app = {
   M: null,
+  schema: null,  // the solver's option schema (core/sharding/options.def)
   client: null,
   view: null,         // ModelView of the loaded instance
   load: null,         // the worker's load reply (name, sha256, sizes)
@@ -62,22 +67,25 @@ function clearError() {
   $('error').textContent = '';
 }
 
+// The controls' values, each within its row of the option schema.
 function settings() {
-  const num = (id, fallback) => {
-    const v = Number($(id).value);
-    return Number.isFinite(v) && v > 0 ? v : fallback;
-  };
+  const read = (id, name) => readOption($(id), rowOf(app.schema, name));
   return {
-    timeS: num('time-limit', 10),
-    workers: Math.round(num('workers', 1)),
-    seed: Math.max(0, Math.round(Number($('seed').value) || 0))
+    timeS: read('time-limit', 'time_limit_s'),
+    workers: read('workers', 'workers'),
+    seed: read('seed', 'seed')
   };
 }
 
 function applySettings({timeS, workers, seed}) {
-  if (timeS) $('time-limit').value = String(timeS);
-  if (workers) $('workers').value = String(Math.min(16, Math.max(1, Math.round(workers))));
-  if (seed !== null && seed !== undefined) $('seed').value = String(Math.round(seed));
+  const set = (id, name, value) => {
+    if (value !== null && value !== undefined) {
+      $(id).value = String(clampOption(value, rowOf(app.schema, name)));
+    }
+  };
+  set('time-limit', 'time_limit_s', timeS);
+  set('workers', 'workers', workers);
+  set('seed', 'seed', seed);
 }
 
 // ---- readouts and views ----
@@ -231,8 +239,11 @@ async function start() {
   if (!app.view || app.solving) return;
   const s = settings();
   const options = {seed: s.seed, time_limit_s: s.timeS};
-  const problem = app.M.checkOptions(JSON.stringify(options));
-  if (problem) return showError(problem);
+  try {
+    unwrap(app.M.checkOptions(JSON.stringify(options)));
+  } catch (error) {
+    return showError(error.message);
+  }
   clearError();
   if (app.client.count !== s.workers) app.client.resize(s.workers);
   app.stopReason = null;
@@ -319,12 +330,15 @@ function wire() {
       wall_time_s: app.client.elapsedS,
       stats: (app.client.stats[0] || {}).stats || {},
       lower_bound: app.client.bound,
-      seconds: app.client.elapsedS
+      seconds: app.client.elapsedS,
+      trace: app.client.trace
     };
-    const plan = bestPlan();
-    saveText(
-        app.view.resultJson(plan, run, app.client.trace) + '\n', `${stem()}.result.json`,
-        'application/json');
+    try {
+      saveText(
+          app.view.resultJson(bestPlan(), run) + '\n', `${stem()}.result.json`, 'application/json');
+    } catch (error) {
+      showError(error.message);
+    }
   });
   $('download-line').addEventListener('click', () => {
     if (app.view) saveText(app.view.solutionLine(bestPlan()) + '\n', `${stem()}.solution.txt`);
@@ -351,6 +365,9 @@ export async function mount(section, pageShell, params) {
 async function boot(params) {
   setStatus('idle');
   wire();
+  app.M = await shell.module();
+  app.schema = unwrap(app.M.optionsSchema());
+  applySchema(root, app.schema);
   const cores = navigator.hardwareConcurrency || 2;
   applySettings({workers: Math.max(1, cores - 1)});
   let link = null;
@@ -363,7 +380,6 @@ async function boot(params) {
   }
   if (link) applySettings(link.settings);
   applySettings(queryControls(location.search));
-  app.M = await shell.module();
   app.client = new SolverClient(
       new URL('worker.js', import.meta.url).href, settings().workers,
       {onLoadProgress, onImprove, onStats});

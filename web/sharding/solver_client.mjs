@@ -2,7 +2,8 @@
 // worker 0 parse the instance once and copies the model's typed arrays to the
 // others, starts and stops the portfolio, and relays each better plan to the
 // other workers by message (no SharedArrayBuffer). It keeps the overall best,
-// bound and trace that app.mjs shows and downloads.
+// bound and trace that lab.mjs shows and downloads, and each worker's last
+// progress record (stats[i]: {record, stats: its counters, elapsedS, ...}).
 import {MSG, OP} from '../protocol.mjs';
 import {WorkerHandle} from '../worker_client.mjs';
 
@@ -55,15 +56,25 @@ export class SolverClient {
 
   onEvent(index, msg, op) {
     if (op === OP.LOAD) {
-      if (this.handlers.onLoadProgress) this.handlers.onLoadProgress(msg.bytes, msg.total);
+      if (msg.load && this.handlers.onLoadProgress) {
+        this.handlers.onLoadProgress(msg.load.bytes, msg.load.total);
+      }
       return;
     }
-    this.stats[index] = msg;
-    if (msg.type === MSG.INCUMBENT) this.improve(index, msg);
-    if (this.handlers.onStats) this.handlers.onStats(index, msg);
+    if (!msg.record) return;
+    this.stats[index] = {
+      ...msg,
+      stats: msg.record.counters,
+      elapsedS: msg.record.elapsedS,
+      cost: msg.exact.cost,
+      bound: msg.exact.bound,
+    };
+    if (msg.type === MSG.INCUMBENT) this.improve(index, this.stats[index]);
+    if (this.handlers.onStats) this.handlers.onStats(index, this.stats[index]);
   }
 
   // The portfolio's board: better plans are recorded and sent to the others.
+  // msg.cost and msg.bound are the exact decimal strings.
   improve(index, msg) {
     let changed = false;
     if (msg.cost && msg.plan && better(msg.cost, this.best && this.best.cost)) {

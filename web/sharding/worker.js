@@ -1,13 +1,16 @@
-// One solver worker: a classic Web Worker holding one wasm module, one model
-// and one Engine. It loads instances (streaming, see files.mjs), imports
-// models other workers parsed, runs its engine in time slices and throttles
-// what it reports to at most 10 Hz. The core never throttles; this file does.
-// Right after a parse it computes a quick feasible plan (bindings' quickPlan),
-// which START shows before the Engine's presolve and then offers to it.
+// One solver worker of the sharding lab: one wasm module, one model and one
+// Engine, in the shell of web/worker_shell.mjs (boot, start failure,
+// dispatch, STOP). It loads instances (streaming, see files.mjs), imports
+// models other workers parsed, runs its engine in time slices
+// (worker_loop.mjs) and sends the engine's progress record (core/progress.h)
+// at most 10 times a second; the core never throttles, this file does.
+// Right after a parse it computes a quick feasible plan (bindings'
+// quickPlan), which START shows before the Engine's presolve and then offers
+// to it.
 //
-// Call chain: app.mjs -> solver_client.mjs -> postMessage -> worker.js
+// Call chain: lab.mjs -> solver_client.mjs -> postMessage -> worker.js
 //             -> shardlab.js (Embind, wasm/bindings.cpp) -> core/
-importScripts('../shardlab.js');
+importScripts('../worker_boot.js');
 
 const SLICE_MS = 40;                   // run the engine this long between event-loop turns
 const STEP_WORK = 20000;               // work per Engine.step(), as in the native portfolio
@@ -17,23 +20,17 @@ const QUICK_WORK = 1e6;                // strategy evaluations for the quick pla
 let P = null;  // protocol.mjs
 let F = null;  // files.mjs
 let L = null;  // worker_loop.mjs
+let R = null;  // result.mjs
+let S = null;  // worker_shell.mjs
 let M = null;  // the wasm module
 let model = null;
 let engine = null;
 let engineKey = '';  // options + index the engine was built with
-let run = null;      // the START being served: {id, stop}
 let quick = null;    // {plan, cost}: a feasible plan to show before the engine is built
 let held = null;     // the last plan offered while no engine existed
 
-const booted = (async () => {
-  [P, F, L] = await Promise.all(
-      [import('../protocol.mjs'), import('../files.mjs'), import('../worker_loop.mjs')]);
-  M = await createShardLab({locateFile: (file) => new URL(`../${file}`, self.location.href).href});
-  postMessage(P.reply(P.MSG.READY, 0, {version: M.version()}));
-})();
-
 function heapInfo() {
-  return {heapBytes: M.HEAPU8.length, heapPeakBytes: M.heapPeakBytes()};
+  return {heapBytes: M.HEAPU8.length, heapPeakBytes: R.unwrap(M.heapPeakBytes())};
 }
 
 function setModel(next) {
@@ -49,9 +46,9 @@ function setModel(next) {
 // A first feasible plan without presolve (greedy from the least-usage plan),
 // kept only when the independent checker accepts it.
 function quickIncumbent() {
-  const plan = M.quickPlan(model, 1, QUICK_WORK);
-  if (!plan.length) return null;
-  const check = JSON.parse(M.evaluatePlan(model, plan));
+  const plan = R.unwrap(M.quickPlan(model, 1, QUICK_WORK));
+  if (!plan) return null;
+  const check = R.unwrap(M.evaluatePlan(model, plan));
   return check.feasible ? {plan, cost: check.cost} : null;
 }
 
@@ -60,7 +57,7 @@ function openSource(source) {
   if (source.kind === 'bytes') {
     return {stream: new Blob([source.bytes]).stream(), name: source.name};
   }
-  throw new Error(`unknown source kind ${source.kind}`);
+  throw new R.ShardLabError('InvalidArgument', `unknown source kind ${source.kind}`);
 }
 
 async function openUrl(url) {
@@ -68,17 +65,19 @@ async function openUrl(url) {
   try {
     response = await fetch(url, {mode: 'cors'});
   } catch (error) {
-    throw new F.LoadError(
+    throw new R.ShardLabError(
+        'IoError',
         `${url}: cannot fetch the instance (${error.message}; the server ` +
-        'must allow cross-origin requests)');
+            'must allow cross-origin requests)');
   }
-  if (!response.ok) throw new F.LoadError(`${url}: the server answered ${response.status}`);
+  if (!response.ok)
+    throw new R.ShardLabError('IoError', `${url}: the server answered ${response.status}`);
   const name = decodeURIComponent(new URL(url).pathname.split('/').pop() || url);
   const total = Number(response.headers.get('content-length')) || 0;
   return {stream: response.body, name, total};
 }
 
-async function load(req) {
+async function load(req, run) {
   const {stream, name, total} =
       req.source.kind === 'url' ? await openUrl(req.source.url) : openSource(req.source);
   const size = total || (req.source.file ? req.source.file.size : 0) ||
@@ -97,7 +96,7 @@ async function load(req) {
   const loaded = await F.loadInstance(M, stream.pipeThrough(keeping), name, {
     onProgress: (bytes) => {
       if (progress.pass(performance.now())) {
-        postMessage(P.reply(P.MSG.PROGRESS, req.id, {phase: 'load', bytes, total: size}));
+        run.post(P.MSG.PROGRESS, {load: {bytes, total: size}});
       }
     },
   });
@@ -112,7 +111,9 @@ async function load(req) {
       at += chunk.length;
     }
   }
-  const reply = P.reply(P.MSG.DONE, req.id, {
+  const transfer = P.transferList(exported.fields);
+  if (storedBytes) transfer.push(storedBytes.buffer);
+  return {
     name,
     info: F.describeModel(model),
     model: exported,
@@ -123,17 +124,17 @@ async function load(req) {
     seconds: loaded.seconds,
     storedBytes,
     ...heapInfo(),
-  });
-  const transfer = P.transferList(exported.fields);
-  if (storedBytes) transfer.push(storedBytes.buffer);
-  postMessage(reply, transfer);
-  // While the page sets up its views, and before START builds the Engine.
-  quick = quickIncumbent();
+    [S.TRANSFER]: transfer,
+    // While the page sets up its views, and before START builds the Engine.
+    [S.AFTER]: () => {
+      quick = quickIncumbent();
+    },
+  };
 }
 
 function importFields(req) {
   setModel(F.importModel(M, req.model));
-  postMessage(P.reply(P.MSG.DONE, req.id, {digest: model.digest(), ...heapInfo()}));
+  return {digest: model.digest(), ...heapInfo()};
 }
 
 const engineKeyOf = (options, index) => JSON.stringify([options, index]);
@@ -141,15 +142,10 @@ const engineKeyOf = (options, index) => JSON.stringify([options, index]);
 function ensureEngine(options, index) {
   const key = engineKeyOf(options, index);
   if (engine && key === engineKey) return;
-  const previous = engine && engine.hasBest() ? engine.bestPlan() : null;
+  const previous = engine && engine.progress(0).found ? R.unwrap(engine.bestPlan()) : null;
+  const made = R.unwrap(M.Engine.create(model, JSON.stringify(options), index));
   if (engine) engine.delete();
-  engine = new M.Engine(model, JSON.stringify(options), index);
-  const error = engine.error();
-  if (error) {
-    engine.delete();
-    engine = null;
-    throw new Error(error);
-  }
+  engine = made;
   engineKey = key;
   // A new seed keeps what was found; the engine takes only better plans, so
   // its own first plan stands when it beats the quick one (as natively).
@@ -161,118 +157,85 @@ function ensureEngine(options, index) {
 }
 
 // The quick plan as this START's first incumbent, before the Engine exists.
-function postQuick(id, baseS) {
+function postQuick(run, baseS) {
   const plan = quick.plan.slice();
-  postMessage(
-      P.reply(P.MSG.INCUMBENT, id, {
-        elapsedS: baseS,
-        improvedS: baseS,
-        finished: false,
-        bound: '0',
-        cost: quick.cost,
-        steps: 0,
-        stepsPerS: 0,
-        stats: {phase: 'presolve'},
-        plan,
-        ...heapInfo(),
-      }),
+  const cost = Number(quick.cost);
+  const record =
+      P.makeRecord({elapsedS: baseS, incumbent: cost, bound: 0, counters: {phase: 'presolve'}});
+  const exact = {cost: quick.cost, bound: '0'};
+  run.post(
+      P.MSG.INCUMBENT,
+      {record, plan, exact, improvedS: baseS, steps: 0, stepsPerS: 0, ...heapInfo()},
       [plan.buffer]);
 }
 
-function snapshot(id, withPlan, elapsedS, improvedS, steps, startedMs) {
-  const stats = JSON.parse(engine.stats());
+// The engine's record with the exact cost and bound (decimal strings), this
+// worker's steps and, when it improved, the plan.
+function snapshot(run, withPlan, elapsedS, improvedS, steps, startedMs) {
+  const record = engine.progress(elapsedS);
   const seconds = (performance.now() - startedMs) / 1000;
   const payload = {
-    elapsedS,
+    record,
+    exact: engine.exact(),
     improvedS,
-    finished: engine.finished(),
-    bound: engine.lowerBound(),
-    cost: engine.bestCost(),
     steps,
     stepsPerS: seconds > 0 ? steps / seconds : 0,
-    stats,
     ...heapInfo(),
   };
-  if (withPlan && engine.hasBest()) {
-    const plan = engine.bestPlan();
-    postMessage(P.reply(P.MSG.INCUMBENT, id, {...payload, plan}), [plan.buffer]);
+  if (withPlan && record.found) {
+    const plan = R.unwrap(engine.bestPlan());
+    run.post(P.MSG.INCUMBENT, {...payload, plan}, [plan.buffer]);
   } else {
-    postMessage(P.reply(withPlan ? P.MSG.INCUMBENT : P.MSG.PROGRESS, id, payload));
+    run.post(P.MSG.PROGRESS, payload);
   }
 }
 
-async function start(req) {
-  if (!model) throw new Error('no instance is loaded');
-  if (run) throw new Error('this worker is already solving');
-  const building = !engine || engineKey !== engineKeyOf(req.options, req.index);
-  if (building && quick) postQuick(req.id, req.baseS || 0);
-  ensureEngine(req.options, req.index);
-  run = {id: req.id, stop: false};
-  const startedMs = performance.now();
+async function start(req, run) {
+  if (!model) throw new R.ShardLabError('InvalidArgument', 'no instance is loaded');
   const baseS = req.baseS || 0;
+  const building = !engine || engineKey !== engineKeyOf(req.options, req.index);
+  if (building && quick) postQuick(run, baseS);
+  ensureEngine(req.options, req.index);
+  const startedMs = performance.now();
   const elapsed = () => baseS + (performance.now() - startedMs) / 1000;
-  try {
-    const {reason, dirty, improvedS, steps} = await L.runSlices({
-      engine,
-      run,
-      timeLimitS: req.timeLimitS,
-      elapsed,
-      stepWork: STEP_WORK,
-      sliceMs: SLICE_MS,
-      dirty: engine.hasBest(),
-      improvedS: elapsed(),
-      report: (withPlan, c) =>
-          snapshot(req.id, withPlan, elapsed(), c.improvedS, c.steps, startedMs),
-    });
-    snapshot(req.id, dirty, elapsed(), improvedS, steps, startedMs);
-    postMessage(P.reply(P.MSG.DONE, req.id, {reason, elapsedS: elapsed()}));
-  } finally {
-    run = null;
-  }
-}
-
-function stop(req) {
-  if (run) run.stop = true;
-  postMessage(P.reply(P.MSG.DONE, req.id, {wasRunning: Boolean(run)}));
+  const {reason, dirty, improvedS, steps} = await L.runSlices({
+    engine,
+    run,
+    timeLimitS: req.timeLimitS,
+    elapsed,
+    stepWork: STEP_WORK,
+    sliceMs: SLICE_MS,
+    dirty: engine.progress(0).found,
+    improvedS: elapsed(),
+    report: (withPlan, c) => snapshot(run, withPlan, elapsed(), c.improvedS, c.steps, startedMs),
+  });
+  snapshot(run, dirty, elapsed(), improvedS, steps, startedMs);
+  return {reason, elapsedS: elapsed()};
 }
 
 function offer(req) {
   if (!engine && req.plan) held = req.plan;  // for the engine START will build
   const accepted = Boolean(engine && req.plan && engine.offer(req.plan));
-  postMessage(P.reply(P.MSG.DONE, req.id, {accepted, held: !engine}));
+  return {accepted, held: !engine};
 }
 
-async function handle(req) {
-  const problem = P.checkRequest(req);
-  if (problem) throw new Error(problem);
-  switch (req.op) {
-    case P.OP.LOAD:
-      return load(req);
-    case P.OP.MODEL:
-      return importFields(req);
-    case P.OP.START:
-      return start(req);
-    case P.OP.STOP:
-      return stop(req);
-    case P.OP.OFFER:
-      return offer(req);
-  }
-}
-
-// A module that cannot start (its wasm missing or refused) is reported once
-// as an error with id 0, and every request then fails with the same message,
-// so the page shows it instead of waiting for a READY that never comes.
-const startFailure = (error) => `the solver could not start: ${error && error.message || error}`;
-booted.catch((error) => postMessage({type: 'error', id: 0, message: startFailure(error)}));
-
-self.onmessage = async (event) => {
-  const req = event.data;
-  try {
-    await booted.catch((error) => {
-      throw new Error(startFailure(error));
-    });
-    await handle(req);
-  } catch (error) {
-    postMessage(P.errorReply(req && req.id > 0 ? req.id : 0, error.message || String(error)));
-  }
-};
+shardlabWorker({
+  name: 'the solver',
+  root: '../',
+  scripts: ['shardlab.js'],
+  modules: {
+    P: 'protocol.mjs',
+    F: 'files.mjs',
+    L: 'worker_loop.mjs',
+    R: 'result.mjs',
+    S: 'worker_shell.mjs'
+  },
+  boot: async ({modules}) => {
+    ({P, F, L, R, S} = modules);
+    M = await createShardLab(
+        {locateFile: (file) => new URL(`../${file}`, self.location.href).href});
+    return {version: R.unwrap(M.version())};
+  },
+  runs: ['start'],
+  ops: {load, model: importFields, start, offer},
+});

@@ -5,9 +5,13 @@
 // collectives paid, the textbook name, what changed since the last solve,
 // a forced strategy against the free optimum, JAX PartitionSpecs.
 // data-status on #lab-teach (the test contract): idle, generating, solving,
-// done, error; data-solves counts finished runs. The state travels in the fragment
-// (#v=3&lab=teach&ex=... or m=<deflated model text>, t, cm, f) and the last model in IndexedDB.
+// stopped (Stop pressed: the best plan so far is explained), done, error;
+// data-solves counts finished runs. The time control comes from the solver's
+// option schema. The state travels in the fragment (#v=3&lab=teach&ex=...
+// or m=<deflated model text>, t, cm, f) and the last model in IndexedDB.
 import {baseName, saveText} from '../downloads.mjs';
+import {applySchema, readOption, rowOf} from '../options_form.mjs';
+import {unwrap} from '../result.mjs';
 import {SolverClient} from '../sharding/solver_client.mjs';
 import {deflate, fromBase64Url, inflate, toBase64Url} from '../state.mjs';
 import {getRecord, putRecord} from '../store.mjs';
@@ -28,7 +32,9 @@ const app = {
   root: null,
   shell: null,
   M: null,
+  schema: null,  // the solver's option schema (core/sharding/options.def)
   client: null,
+  stopAsked: false,  // Stop was pressed during this run
   name: 'mlp.json',  // the model's file name (errors name it)
   example: null,     // the example file the text came from, while unedited
   exampleText: '',
@@ -48,6 +54,7 @@ function setStatus(status, text = status) {
   app.root.dataset.status = status;
   app.root.querySelector('[data-testid=teach-status-text]').textContent = text;
   $('teach-solve').disabled = status === 'generating' || status === 'solving';
+  $('teach-stop').disabled = status !== 'solving';
 }
 
 function showError(message) {
@@ -64,8 +71,7 @@ function options() {
 }
 
 function timeLimitS() {
-  const t = Number($('teach-time').value);
-  return Number.isFinite(t) && t > 0 ? Math.min(t, 600) : 10;
+  return app.schema ? readOption($('teach-time'), rowOf(app.schema, 'time_limit_s')) : 10;
 }
 
 // ---- the model's controls and the force selectors ----
@@ -120,9 +126,11 @@ function solve() {
   return app.queue;
 }
 
+// After a stop, a run still builds its engine and takes its first plan
+// (teaching instances are small), as the CLI's solve_model does.
 async function solveBytes(generated) {
   await app.client.load({kind: 'bytes', bytes: encoder.encode(generated.instance), name: app.name});
-  const limit = timeLimitS();
+  const limit = app.stopAsked ? 0 : timeLimitS();
   await app.client.start({seed: 1, time_limit_s: limit, exact_max_nodes: 200}, limit);
   return app.client.best ? {
     plan: Array.from(app.client.best.plan),
@@ -135,10 +143,15 @@ async function solveBytes(generated) {
 async function runOnce() {
   const text = $('teach-text').value;
   $('teach-error').hidden = true;
+  app.stopAsked = false;
   setStatus('generating');
   const opts = options();
-  const generated = JSON.parse(app.M.teachGenerate(text, app.name, JSON.stringify(opts)));
-  if (generated.error) return showError(generated.error);
+  let generated;
+  try {
+    generated = generate(text, opts);
+  } catch (error) {
+    return showError(error.message);
+  }
   app.generated = generated;
   showModelInfo(generated.model);
   fillForce(generated.sidecar);
@@ -150,8 +163,7 @@ async function runOnce() {
     if (opts.force && !free) {
       const freeOpts = {...opts};
       delete freeOpts.force;
-      const freeGen = JSON.parse(app.M.teachGenerate(text, app.name, JSON.stringify(freeOpts)));
-      const best = await solveBytes(freeGen);
+      const best = await solveBytes(generate(text, freeOpts));
       if (best) free = app.free = {key: freeKey, cost: best.cost, lower_bound: best.bound};
     }
     const best = await solveBytes(generated);
@@ -160,7 +172,9 @@ async function runOnce() {
           `No plan fits: every layout of ${generated.model.name} needs more than ` +
           `the ${generated.model.device_memory_GB} GB per device the mesh has.`);
     }
-    if (!opts.force) app.free = {key: freeKey, cost: best.cost, lower_bound: best.bound};
+    if (!opts.force && !app.stopAsked) {
+      app.free = {key: freeKey, cost: best.cost, lower_bound: best.bound};
+    }
     const request = {
       source: app.name,
       options: opts,
@@ -170,16 +184,32 @@ async function runOnce() {
       seconds: app.client.elapsedS
     };
     if (opts.force && free) request.free = free;
-    const report = JSON.parse(app.M.teachExplain(text, JSON.stringify(request)));
-    if (report.error) return showError(report.error);
+    const report = JSON.parse(unwrap(app.M.teachExplain(text, JSON.stringify(request))));
     render(app.root, report, app.report);
     app.report = report;
     app.root.querySelector('[data-testid=teach-force]').textContent = forceText(report);
-    setStatus('done', `done: ${report.proven_optimal ? 'proven optimal' : 'best found'}`);
+    const found = report.proven_optimal ? 'proven optimal' : 'best found';
+    if (app.stopAsked)
+      setStatus('stopped', `stopped: ${found}`);
+    else
+      setStatus('done', `done: ${found}`);
     await remember(text);
   } catch (error) {
     showError(error.message);
   }
+}
+
+// The generated instance, with its sidecar (text, saved as it is) parsed for the views.
+function generate(text, opts) {
+  const generated = unwrap(app.M.teachGenerate(text, app.name, JSON.stringify(opts)));
+  return {...generated, sidecarText: generated.sidecar, sidecar: JSON.parse(generated.sidecar)};
+}
+
+// Stop: the running solve ends with its best plan, which is explained.
+async function stop() {
+  if (app.root.dataset.status !== 'solving') return;
+  app.stopAsked = true;
+  await app.client.stop();
 }
 
 // ---- state: fragment, IndexedDB, downloads ----
@@ -256,6 +286,7 @@ function wire() {
     solve();
   });
   $('teach-solve').addEventListener('click', () => solve());
+  $('teach-stop').addEventListener('click', () => stop());
   $('teach-text').addEventListener('keydown', (event) => {
     if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) solve();
   });
@@ -303,7 +334,7 @@ function wire() {
           'click',
           () => app.generated &&
               saveText(
-                    JSON.stringify(app.generated.sidecar), `${stem()}-instance.sidecar.json`,
+                    app.generated.sidecarText, `${stem()}-instance.sidecar.json`,
                     'application/json'));
   $('teach-save-model')
       .addEventListener(
@@ -329,6 +360,8 @@ export async function mount(section, shell, params) {
   try {
     await initialModel(params);
     app.M = await shell.module();
+    app.schema = unwrap(app.M.optionsSchema());
+    applySchema(app.root, app.schema);
     app.client = new SolverClient(new URL('../sharding/worker.js', import.meta.url).href, 1, {});
   } catch (error) {
     return showError(`The teaching lab cannot start: ${error.message}`);

@@ -12,7 +12,6 @@
 #include "core/pipeline/plan/engine.h"
 
 #include <algorithm>
-#include <nlohmann/json.hpp>
 
 #include "core/pipeline/plan/bound.h"
 #include "core/pipeline/plan/lns.h"
@@ -256,25 +255,25 @@ bool PlanEngine::offer(const PlanSchedule& schedule, const char* source) {
 }
 const std::string& PlanEngine::best_source() const { return impl_->source; }
 
-std::string PlanEngine::stats_json() const {
+Counters PlanEngine::counters() const {
   const Impl& m = *impl_;
-  nlohmann::ordered_json j;
-  j["pair_relaxation"] = m.relaxed != nullptr;
-  j["phase"] = m.infeasible ? "infeasible" : m.finished() ? "optimal" : "searching";
-  j["ops"] = m.g.num_ops();
-  j["nodes"] = m.nodes;
-  j["prover_target"] = m.prover.target;
-  j["prover_restarts"] = m.prover.restarts;
-  j["bound_raises"] = m.bound_raises;
-  j["improver_target"] = m.improver.target;
-  j["improver_restarts"] = m.improver.restarts;
-  j["dives"] = m.dives;
-  j["dead_end_dives"] = m.dead_dives;
-  j["lns_moves"] = m.lns_moves;
-  j["lns_improvements"] = m.lns_wins;
-  j["offers"] = m.offers;
-  j["best_source"] = m.source;
-  return j.dump();
+  Counters c;
+  c.add("pair_relaxation", m.relaxed != nullptr);
+  c.add("phase", m.infeasible ? "infeasible" : m.finished() ? "optimal" : "searching");
+  c.add("ops", m.g.num_ops());
+  c.add("nodes", m.nodes);
+  c.add("prover_target", m.prover.target);
+  c.add("prover_restarts", m.prover.restarts);
+  c.add("bound_raises", m.bound_raises);
+  c.add("improver_target", m.improver.target);
+  c.add("improver_restarts", m.improver.restarts);
+  c.add("dives", m.dives);
+  c.add("dead_end_dives", m.dead_dives);
+  c.add("lns_moves", m.lns_moves);
+  c.add("lns_improvements", m.lns_wins);
+  c.add("offers", m.offers);
+  c.add("best_source", m.source);
+  return c;
 }
 
 }  // namespace shardlab::pipeline

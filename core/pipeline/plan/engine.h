@@ -23,6 +23,7 @@
 #include <string>
 
 #include "core/pipeline/plan/graph.h"
+#include "core/progress.h"
 
 namespace shardlab::pipeline {
 
@@ -62,7 +63,7 @@ class PlanEngine {
   // the incumbent (it then becomes the incumbent).
   bool offer(const PlanSchedule& schedule, const char* source);
   const std::string& best_source() const;  // who found the incumbent
-  std::string stats_json() const;
+  Counters counters() const;
 
  private:
   struct Impl;

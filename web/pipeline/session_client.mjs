@@ -1,0 +1,86 @@
+// The page's side of the pipeline worker (worker.js): the problem is opened
+// once per change (OPEN parses it into the worker's session and simulates
+// every schedule there, off the main thread), and every later call names
+// that session: check, export, import, the MIP's LP and column maps. The
+// planner runs in the same worker (planner_client.mjs shares this handle).
+// Schedules come back as {text, schedule}: the text is kept for downloads
+// and offers. lab.mjs drives it; tests/web/pipeline_clients.test.mjs runs
+// it against a fake worker.
+import {OP} from '../protocol.mjs';
+import {WorkerHandle} from '../worker_client.mjs';
+
+const entry = (text) => ({text, schedule: JSON.parse(text)});
+
+export class SessionClient {
+  /** onEvent(msg, op): PROGRESS and INCUMBENT replies (the planner's). */
+  constructor(url, onEvent = () => {}) {
+    this.url = url;
+    this.onEvent = onEvent;
+    this.handle = null;
+    this.session = null;  // the id of the open session
+  }
+
+  worker() {
+    if (!this.handle) {
+      this.handle = new WorkerHandle(this.url, 0, (i, msg, op) => this.onEvent(msg, op));
+    }
+    return this.handle;
+  }
+
+  /** The worker's READY: {version, planOptions (the planner's option schema)}. */
+  ready() {
+    return this.worker().ready;
+  }
+
+  call(op, payload = {}) {
+    return this.worker().call(op, {...payload, session: this.session});
+  }
+
+  /**
+   * Opens a problem (JSON text; errors name `source`): resolves to
+   * {normalized, list, schedules: Map(name -> {text, schedule} | {error})}.
+   * The session is the current one only once this resolves.
+   */
+  async open(text, source = 'problem') {
+    const done = await this.worker().call(OP.OPEN, {text, source});
+    this.session = done.session;
+    const schedules = new Map();
+    for (const [name, s] of Object.entries(done.schedules)) {
+      schedules.set(name, s.text === undefined ? {error: s.error} : entry(s.text));
+    }
+    return {normalized: done.normalized, list: done.list, schedules};
+  }
+
+  /** A schedule JSON re-timed and checked on the problem: {text, schedule}. */
+  async check(scheduleText) {
+    return entry((await this.call(OP.CHECK, {schedule: scheduleText})).text);
+  }
+
+  /** format: 'chrome-trace' or 'pytorch-csv'; the file's text. */
+  async exportAs(scheduleText, format) {
+    return (await this.call(OP.EXPORT, {schedule: scheduleText, format})).text;
+  }
+
+  async importCsv(csv, source) {
+    return entry((await this.call(OP.IMPORT_CSV, {csv, source})).text);
+  }
+
+  async emitLp(options) {
+    return (await this.call(OP.EMIT_LP, {options})).lp;
+  }
+
+  /** The LP's column values of a schedule ({name: value}). */
+  async mipStart(options, scheduleText) {
+    return (await this.call(OP.MIP_START, {options, schedule: scheduleText})).columns;
+  }
+
+  async scheduleFromMip(options, columns) {
+    return entry((await this.call(OP.FROM_MIP, {options, columns})).text);
+  }
+
+  terminate() {
+    if (this.handle) this.handle.terminate();
+    this.handle = null;
+    this.session = null;
+  }
+}
