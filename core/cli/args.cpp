@@ -8,9 +8,7 @@
 namespace shardlab::cli {
 namespace {
 
-Status invalid(const std::string& message) {
-  return Status(StatusCode::kInvalidArgument, message);
-}
+Status invalid(const std::string& message) { return Status(StatusCode::kInvalidArgument, message); }
 
 size_t edit_distance(const std::string& a, const std::string& b) {
   std::vector<size_t> row(b.size() + 1);
@@ -62,8 +60,8 @@ Status ArgParser::parse(const std::vector<std::string>& args,
       value = name.substr(eq + 1);
       name.resize(eq);
     }
-    const auto spec = std::find_if(specs_.begin(), specs_.end(),
-                                   [&](const Spec& s) { return s.name == name; });
+    const auto spec =
+        std::find_if(specs_.begin(), specs_.end(), [&](const Spec& s) { return s.name == name; });
     if (spec != specs_.end() && spec->flag) {
       if (inline_value) return invalid("--" + name + " takes no value (found " + arg + ")");
       *spec->flag = true;

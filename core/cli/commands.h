@@ -24,7 +24,8 @@ constexpr int kExitUsage = 1;
 constexpr int kExitBadInput = 2;
 constexpr int kExitNoPlan = 3;
 constexpr int kExitIo = 4;
-constexpr int kExitInternal = 5;  // a checker found an inconsistency: a bug, never the input's fault
+constexpr int kExitInternal =
+    5;  // a checker found an inconsistency: a bug, never the input's fault
 
 // Runs the command line argv[1..] (argv[0] is the program); returns the exit code.
 int run(int argc, char** argv);
@@ -85,9 +86,9 @@ class ArgParser {
 // Reads a whole file of at most max_bytes. Errors, one line each: the
 // system's reason (kIoError: "FILE: cannot open the file (No such file or
 // directory)", "FILE: cannot read the file (Is a directory)"), or the cap
-// (kInvalidInput: "FILE: the file has 70000000 bytes; WHAT may have at most
-// 16777216 (16 MiB)"; a device or a pipe is read up to the cap, so a link to
-// /dev/zero ends there).
+// (kInvalidInput: "FILE: expected WHAT of at most 16777216 bytes (16 MiB),
+// found 70000000 bytes"; a device or a pipe is read up to the cap, so a link
+// to /dev/zero ends there).
 Result<std::string> read_file(const std::string& path, int64_t max_bytes, const std::string& what);
 // Writes a whole file; kIoError with the system's reason when it cannot.
 Status write_file(const std::string& path, const std::string& text, const std::string& what);

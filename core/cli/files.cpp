@@ -15,7 +15,8 @@ namespace shardlab::cli {
 namespace {
 
 Status io_error(const std::string& path, const std::string& doing, int error) {
-  return Status(StatusCode::kIoError, path + ": cannot " + doing + " (" + std::strerror(error) + ")");
+  return Status(StatusCode::kIoError,
+                path + ": cannot " + doing + " (" + std::strerror(error) + ")");
 }
 
 // "16777216 bytes (16 MiB)", or "9 bytes".
@@ -38,8 +39,8 @@ Result<std::string> read_file(const std::string& path, int64_t max_bytes, const 
   if (::fstat(fd, &info) != 0) return io_error(path, "read the file", errno);
   if (S_ISDIR(info.st_mode)) return io_error(path, "read the file", EISDIR);
   const auto too_big = [&](const std::string& size) {
-    return Status(StatusCode::kInvalidInput, path + ": the file has " + size + "; " + what +
-                                                 " may have at most " + size_text(max_bytes));
+    return Status(StatusCode::kInvalidInput, path + ": expected " + what + " of at most " +
+                                                 size_text(max_bytes) + ", found " + size);
   };
   const bool regular = S_ISREG(info.st_mode);
   if (regular && info.st_size > max_bytes) {

@@ -102,18 +102,17 @@ bool parse_real(const std::string& text, double* out) {
 // Parses the command line; returns an exit code >= 0 on error, -1 when fine.
 int parse_args(const std::vector<std::string>& args, Args* a) {
   ArgParser parser;
-  std::optional<std::string> stages, devices, microbatches, chunks, placement, schedule, out,
-      trace, csv, import_csv, check, emit_lp;
+  std::optional<std::string> stages, devices, microbatches, chunks, placement, schedule, out, trace,
+      csv, import_csv, check, emit_lp;
   struct Real {
     const char* name;
     std::optional<double>* slot;
     std::optional<std::string> text;
   };
-  Real reals[] = {{"F", &a->flags.f, {}},         {"B", &a->flags.b, {}},
-                  {"W", &a->flags.w, {}},         {"FB", &a->flags.fb, {}},
-                  {"comm", &a->flags.comm, {}},   {"mem-cap", &a->flags.mem_cap, {}},
-                  {"act", &a->flags.act, {}},     {"keep", &a->flags.keep, {}},
-                  {"param", &a->flags.param, {}}};
+  Real reals[] = {
+      {"F", &a->flags.f, {}},     {"B", &a->flags.b, {}},       {"W", &a->flags.w, {}},
+      {"FB", &a->flags.fb, {}},   {"comm", &a->flags.comm, {}}, {"mem-cap", &a->flags.mem_cap, {}},
+      {"act", &a->flags.act, {}}, {"keep", &a->flags.keep, {}}, {"param", &a->flags.param, {}}};
   parser.option("stages", &stages);
   parser.option("devices", &devices);
   parser.option("microbatches", &microbatches);
@@ -148,15 +147,14 @@ int parse_args(const std::vector<std::string>& args, Args* a) {
     if (!text) return -1;
     int64_t x = 0;
     if (!parse_int(*text, lo, hi, &x)) {
-      return usage_error(std::string("--") + name + " needs an integer from " +
-                         std::to_string(lo) + " to " + std::to_string(hi) + ", got '" + *text +
-                         "'");
+      return usage_error(std::string("--") + name + " needs an integer from " + std::to_string(lo) +
+                         " to " + std::to_string(hi) + ", got '" + *text + "'");
     }
     *slot = x;
     return -1;
   };
-  int code = integer(stages ? "stages" : "devices", stages ? stages : devices, &a->flags.devices,
-                     1, 1024);
+  int code =
+      integer(stages ? "stages" : "devices", stages ? stages : devices, &a->flags.devices, 1, 1024);
   if (code < 0) code = integer("microbatches", microbatches, &a->flags.microbatches, 1, 100000);
   if (code < 0) code = integer("chunks", chunks, &a->flags.chunks, 1, 64);
   if (code >= 0) return code;
@@ -199,22 +197,54 @@ int parse_args(const std::vector<std::string>& args, Args* a) {
   return -1;
 }
 
+// A schedule that does not fit the problem file (too few stages for its
+// placement, a placement the file fixes, too many operations), at the key
+// of the file it is about: "p.json:3:12 (byte 40): at stages: expected 4
+// stages (...), found 2 (schedule 1F1B, the default)". Other messages, and
+// problems from flags alone, keep the schedule's name in front.
+std::string schedule_misfit(const Args& a, const std::string& text, const std::string& name,
+                            std::string message) {
+  if (message.compare(0, name.size() + 2, name + ": ") == 0) message.erase(0, name.size() + 2);
+  const std::string which =
+      "schedule " + name + (a.schedule.empty() ? ", the default" : ", from --schedule");
+  if (a.problem_file.empty() || message.compare(0, 9, "expected ") != 0) {
+    return which + ": " + message;
+  }
+  Result<json::Document> doc = json::Document::parse(a.problem_file, text);
+  if (!doc.is_ok()) return which + ": " + message;
+  const json::JsonAt root = doc.value().root();
+  std::vector<const char*> keys;
+  if (message.find("in the expansion") != std::string::npos) {
+    keys = {"microbatches"};
+  } else {
+    keys = {"placement", "stages", "operators", "devices"};
+  }
+  for (const char* key : keys) {
+    if (!root.has(key)) continue;
+    return doc.value().where(root[key].offset()) + ": at " + key + ": " + message + " (" + which +
+           ")";
+  }
+  return doc.value().where(root.offset()) + ": " + message + " (" + which + ")";
+}
+
 // The problem from the file and the flags; an exit code on failure.
-int build_problem(const Args& a, Problem* problem) {
+int build_problem(const Args& a, Problem* problem, std::string* problem_text) {
   if (!a.problem_file.empty()) {
     Result<std::string> text = read_file(a.problem_file, kMaxProblemBytes, "a pipeline problem");
     if (!text.is_ok()) return fail(text.status());
     Result<Problem> read = read_problem_json(a.problem_file, text.value());
     if (!read.is_ok()) return fail(read.status());
     *problem = read.value();
+    *problem_text = std::move(text).value();
   } else {
     if (!a.flags.devices) return usage_error("give a problem file or --stages P");
     if (!a.flags.microbatches) return usage_error("give a problem file or --microbatches M");
     *problem = uniform_problem(1, 1, StageSpec{});
   }
   const Status applied = apply_flags(a.flags, a.problem_file, problem);
-  // The file was valid when read, so what fails now is a flag's fault.
-  if (!applied.is_ok()) return usage_error(applied.message());
+  // The file was valid when read, so what fails now is a flag's fault: one
+  // line naming it (the usage text is for the grammar's errors).
+  if (!applied.is_ok()) return fail(kExitUsage, "pipeline: " + applied.message());
   return -1;
 }
 
@@ -478,7 +508,8 @@ int pipeline_command(const std::vector<std::string>& args) {
   const int parsed = parse_args(args, &a);
   if (parsed >= 0) return parsed;
   Problem problem;
-  const int built = build_problem(a, &problem);
+  std::string problem_text;
+  const int built = build_problem(a, &problem, &problem_text);
   if (built >= 0) return built;
   if (!a.emit_lp.empty()) return emit_lp_command(a, problem);
   if (a.normalize) {
@@ -504,8 +535,9 @@ int pipeline_command(const std::vector<std::string>& args) {
   Result<ScheduleResult> run = run_schedule(problem, name);
   if (!run.is_ok()) {
     // Unknown names and inapplicable schedules are the command line's fault.
-    return fail(run.status().code() == StatusCode::kInternal ? kExitInternal : kExitUsage,
-                "pipeline: " + run.status().message());
+    if (run.status().code() == StatusCode::kInternal) return fail(run.status(), "pipeline: ");
+    return fail(kExitUsage,
+                "pipeline: " + schedule_misfit(a, problem_text, name, run.status().message()));
   }
   return emit(a, run.value());
 }

@@ -121,7 +121,8 @@ int cmd_solve(const std::vector<std::string>& args) {
     const Status status = set_option(&options, key, value);
     if (!status.is_ok()) return fail(kExitUsage, status.message());
   }
-  if (words.empty()) return fail(kExitUsage, std::string("solve needs an INSTANCE\n") + usage_text());
+  if (words.empty())
+    return fail(kExitUsage, std::string("solve needs an INSTANCE\n") + usage_text());
   if (words.size() > 2) {
     return fail(kExitUsage, "unexpected argument '" + words[2] + "'\n" + usage_text());
   }

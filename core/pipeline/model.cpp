@@ -35,6 +35,15 @@ int64_t decimal_scale(const std::vector<double>& values) {
   return 1'000'000;
 }
 
+// "expected at most 4000000 operations in the expansion, found 100000
+// micro-batches x 20 stages x 3 = 6000000", for a message at "microbatches".
+Status too_many_ops(int64_t microbatches, int64_t units, const char* unit) {
+  return invalid("expected at most " + std::to_string(kMaxOps) +
+                 " operations in the expansion (F, B and W of every micro-batch), found " +
+                 std::to_string(microbatches) + " micro-batches x " + std::to_string(units) + " " +
+                 unit + " x 3 = " + std::to_string(microbatches * units * 3));
+}
+
 std::string short_number(double value) {
   char text[32];
   std::snprintf(text, sizeof text, "%.3g", value);
@@ -85,31 +94,30 @@ void finish(const Problem& problem, Expansion* e) {
 Result<int32_t> stage_count(const Problem& problem, const Placement& placement) {
   const int32_t p = problem.devices;
   int32_t needed = -1;  // -1: any
-  std::string what;
+  std::string why;      // what the placement does, for "expected N stages (WHY)"
   switch (placement.kind) {
     case PlacementKind::kLinear:
     case PlacementKind::kBidirectional:
       needed = p;
-      what = std::string(placement_name(placement.kind)) + " placement needs " + std::to_string(p) +
-             " stages on " + std::to_string(p) + " devices";
+      why = std::string("the ") + placement_name(placement.kind) +
+            " placement puts one stage on each of " + std::to_string(p) + " devices";
       break;
     case PlacementKind::kInterleaved:
       if (placement.chunks < 1) return invalid("interleaved placement needs at least 1 chunk");
       needed = p * placement.chunks;
-      what = "interleaved placement with " + std::to_string(placement.chunks) + " chunks needs " +
-             std::to_string(needed) + " stages on " + std::to_string(p) + " devices";
+      why = "the interleaved placement puts " + std::to_string(placement.chunks) +
+            " chunks on each of " + std::to_string(p) + " devices";
       break;
     case PlacementKind::kVShape:
       needed = 2 * p;
-      what = "V-shape placement needs " + std::to_string(needed) + " stages on " +
-             std::to_string(p) + " devices";
+      why = "the V-shape placement puts 2 stages on each of " + std::to_string(p) + " devices";
       break;
     case PlacementKind::kExplicit:
       if (placement.devices.empty() || placement.devices.size() > 2) {
         return invalid("explicit placement needs one device list, or two (one per copy)");
       }
       needed = static_cast<int32_t>(placement.devices[0].size());
-      what = "the explicit placement lists " + std::to_string(needed) + " stages";
+      why = "the explicit placement lists " + std::to_string(needed);
       break;
     case PlacementKind::kFree:
     case PlacementKind::kAuto:
@@ -118,7 +126,10 @@ Result<int32_t> stage_count(const Problem& problem, const Placement& placement) 
   }
   if (problem.uniform) return needed;
   const int32_t have = static_cast<int32_t>(problem.stages.size());
-  if (needed != have) return invalid(what + ", the problem has " + std::to_string(have));
+  if (needed != have) {
+    return invalid("expected " + std::to_string(needed) + " stages (" + why + "), found " +
+                   std::to_string(have));
+  }
   return have;
 }
 
@@ -188,14 +199,14 @@ Result<Expansion> expand_stages(const Problem& problem, const Placement& placeme
                  : 1;
   if (e.copies == 2 && placement.kind == PlacementKind::kExplicit &&
       static_cast<int32_t>(placement.devices[1].size()) != S) {
-    return invalid("the explicit placement's two copies list " + std::to_string(S) + " and " +
-                   std::to_string(placement.devices[1].size()) + " stages");
+    return invalid("expected the explicit placement's two copies to list as many stages, found " +
+                   std::to_string(S) + " and " + std::to_string(placement.devices[1].size()));
   }
   e.chunks = placement.kind == PlacementKind::kInterleaved ? placement.chunks
              : placement.kind == PlacementKind::kVShape    ? 2
                                                            : 1;
   if (static_cast<int64_t>(problem.microbatches) * S * e.copies * 3 > kMaxOps) {
-    return invalid("the expansion would have more than " + std::to_string(kMaxOps) + " operations");
+    return too_many_ops(problem.microbatches, int64_t{S} * e.copies, "stages");
   }
   // Uniform: a device's share split into S/p stages; the scale absorbs the
   // split so that every stage value stays an exact integer.
@@ -277,7 +288,7 @@ Result<Expansion> expand_operators(const Problem& problem) {
   const int32_t n = static_cast<int32_t>(problem.operators.size());
   const int32_t m = problem.microbatches;
   if (static_cast<int64_t>(m) * n * 3 > kMaxOps) {
-    return invalid("the expansion would have more than " + std::to_string(kMaxOps) + " operations");
+    return too_many_ops(m, n, "operators");
   }
   Expansion e;
   e.form = Form::kOperators;
@@ -471,21 +482,19 @@ Totals exact_totals(const Problem& problem) {
   const double resolution_mem = 1.0 / static_cast<double>(decimal_scale(mems));
   if (time_ticks * p > kLimit) {
     out.ok = false;
-    out.expected = "a total time within exact 64-bit arithmetic (at most " +
-                   short_number(kLimit) + " ticks of " + short_number(resolution_time) +
-                   " over all devices)";
-    out.found = std::to_string(problem.microbatches) + " micro-batches of " +
-                short_number(work) + " time units of work on " +
-                std::to_string(problem.devices) + " devices (" + short_number(time_ticks * p) +
-                " ticks)";
+    out.expected = "a total time within exact 64-bit arithmetic (at most " + short_number(kLimit) +
+                   " ticks of " + short_number(resolution_time) + " over all devices)";
+    out.found = std::to_string(problem.microbatches) + " micro-batches of " + short_number(work) +
+                " time units of work on " + std::to_string(problem.devices) + " devices (" +
+                short_number(time_ticks * p) + " ticks)";
   } else if (mem_ticks * p > kLimit) {
     out.ok = false;
     out.expected = "a total memory within exact 64-bit arithmetic (at most " +
                    short_number(kLimit) + " ticks of " + short_number(resolution_mem) +
                    " over all devices)";
-    out.found = std::to_string(problem.microbatches) + " micro-batches of " +
-                short_number(act) + " activation units on " + std::to_string(problem.devices) +
-                " devices (" + short_number(mem_ticks * p) + " ticks)";
+    out.found = std::to_string(problem.microbatches) + " micro-batches of " + short_number(act) +
+                " activation units on " + std::to_string(problem.devices) + " devices (" +
+                short_number(mem_ticks * p) + " ticks)";
   }
   return out;
 }
@@ -505,8 +514,7 @@ Status validate(const Problem& problem) {
   // the memory events' order (releases first) no longer matches the
   // dependencies: schedules would release activations they never held.
   auto check_values = [](const std::string& what, double f, double b, double fb,
-                         std::initializer_list<double> values, double act,
-                         double keep) -> Status {
+                         std::initializer_list<double> values, double act, double keep) -> Status {
     for (double v : values) {
       if (!finite_nonnegative(v)) return invalid(what + ": values must be finite and >= 0");
       if (!on_resolution(v)) {
@@ -570,7 +578,8 @@ Status validate(const Problem& problem) {
     if (!acyclic(n, problem.edges)) return invalid("the operator graph has a cycle");
   }
   for (double v : problem.mem_cap) {
-    if (!on_resolution(v)) return invalid("mem_cap: " + short_number(v) + " has more than 6 decimals");
+    if (!on_resolution(v))
+      return invalid("mem_cap: " + short_number(v) + " has more than 6 decimals");
   }
   if (!on_resolution(problem.comm)) {
     return invalid("comm: " + short_number(problem.comm) + " has more than 6 decimals");
@@ -612,19 +621,21 @@ Status check_placement(const Problem& problem, const Placement& placement) {
   if (!valid.is_ok()) return valid;
   if (problem.form == Form::kOperators) {
     if (placement.kind != PlacementKind::kAuto && placement.kind != PlacementKind::kFree) {
-      return invalid(std::string("an operators problem has no ") + placement_name(placement.kind) +
-                     " placement: each operator goes on one of its allowed devices");
+      return invalid(std::string("expected a schedule for an operators problem (each operator "
+                                 "runs on one of its allowed devices), found one that needs the ") +
+                     placement_name(placement.kind) + " placement");
     }
     if (static_cast<int64_t>(problem.microbatches) * problem.operators.size() * 3 > kMaxOps) {
-      return invalid("the expansion would have more than " + std::to_string(kMaxOps) +
-                     " operations");
+      return too_many_ops(problem.microbatches, static_cast<int64_t>(problem.operators.size()),
+                          "operators");
     }
     return Status::ok();
   }
   if (problem.placement.kind != PlacementKind::kAuto && placement.kind != PlacementKind::kAuto &&
       placement.kind != problem.placement.kind) {
-    return invalid(std::string("the problem fixes the ") + placement_name(problem.placement.kind) +
-                   " placement; this needs " + placement_name(placement.kind));
+    return invalid(std::string("expected the ") + placement_name(placement.kind) +
+                   " placement (what this schedule runs), found the " +
+                   placement_name(problem.placement.kind) + " placement the problem fixes");
   }
   const Placement chosen = resolve_placement(problem, placement);
   Result<int32_t> count = stage_count(problem, chosen);
@@ -633,12 +644,12 @@ Status check_placement(const Problem& problem, const Placement& placement) {
                    (chosen.kind == PlacementKind::kExplicit && chosen.devices.size() == 2);
   if (chosen.kind == PlacementKind::kExplicit && two &&
       chosen.devices[1].size() != chosen.devices[0].size()) {
-    return invalid("the explicit placement's two copies list " +
+    return invalid("expected the explicit placement's two copies to list as many stages, found " +
                    std::to_string(chosen.devices[0].size()) + " and " +
-                   std::to_string(chosen.devices[1].size()) + " stages");
+                   std::to_string(chosen.devices[1].size()));
   }
   if (static_cast<int64_t>(problem.microbatches) * count.value() * 3 > kMaxOps) {
-    return invalid("the expansion would have more than " + std::to_string(kMaxOps) + " operations");
+    return too_many_ops(problem.microbatches, count.value(), "stages");
   }
   return Status::ok();
 }
@@ -648,15 +659,17 @@ Result<Expansion> expand(const Problem& problem, const Placement& placement) {
   if (!valid.is_ok()) return valid;
   if (problem.form == Form::kOperators) {
     if (placement.kind != PlacementKind::kAuto && placement.kind != PlacementKind::kFree) {
-      return invalid(std::string("an operators problem has no ") + placement_name(placement.kind) +
-                     " placement: each operator goes on one of its allowed devices");
+      return invalid(std::string("expected a schedule for an operators problem (each operator "
+                                 "runs on one of its allowed devices), found one that needs the ") +
+                     placement_name(placement.kind) + " placement");
     }
     return expand_operators(problem);
   }
   if (problem.placement.kind != PlacementKind::kAuto && placement.kind != PlacementKind::kAuto &&
       placement.kind != problem.placement.kind) {
-    return invalid(std::string("the problem fixes the ") + placement_name(problem.placement.kind) +
-                   " placement; this needs " + placement_name(placement.kind));
+    return invalid(std::string("expected the ") + placement_name(placement.kind) +
+                   " placement (what this schedule runs), found the " +
+                   placement_name(problem.placement.kind) + " placement the problem fixes");
   }
   if (problem.placement.kind == PlacementKind::kInterleaved &&
       placement.kind == PlacementKind::kInterleaved &&

@@ -6,6 +6,7 @@
 #include "core/pipeline/problem_json.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -97,6 +98,7 @@ Status read_placement(const JsonAt& at, Problem* problem) {
     for (size_t c = 0; c < at.size(); ++c) {
       Result<std::vector<int32_t>> list = read_devices(at[c], problem->devices, kMaxStages);
       if (!list.is_ok()) return list.status();
+      if (list.value().empty()) return at[c].error("a non-empty list of devices per stage");
       problem->placement.devices.push_back(list.value());
     }
     return Status::ok();
@@ -123,9 +125,8 @@ Status read_operators(const JsonAt& root, const StageSpec& defaults, Problem* pr
     if (!errors.ok()) return errors.status();
     if (o.name.empty()) return at["name"].error("a non-empty name");
     if (index.count(o.name)) {
-      return at["name"].error("a name not used before",
-                              json::quote(o.name) + " (also operators[" +
-                                  std::to_string(index[o.name]) + "])");
+      return at["name"].error("a name not used before", json::quote(o.name) + " (also operators[" +
+                                                            std::to_string(index[o.name]) + "])");
     }
     index[o.name] = static_cast<int32_t>(i);
     StageSpec v = defaults;
@@ -218,8 +219,9 @@ Status read_operators(const JsonAt& root, const StageSpec& defaults, Problem* pr
   for (size_t i = 0; i < problem->edges.size(); ++i) {
     const EdgeSpec& e = problem->edges[i];
     if (!ordered[e.from] && !ordered[e.to]) {
-      return edges[i].error("edges without a cycle", "an edge on a cycle through " +
-                                                         json::quote(problem->operators[e.from].name));
+      return edges[i].error(
+          "edges without a cycle",
+          "an edge on a cycle through " + json::quote(problem->operators[e.from].name));
     }
   }
   return Status::ok();
@@ -289,8 +291,7 @@ Result<Problem> read_problem_json(const std::string& source, std::string_view te
         problem.mem_cap.push_back(errors.take(read_amount(cap[d], 0, kMaxMemory, false)));
       }
     } else {
-      problem.mem_cap.assign(problem.devices,
-                             errors.take(read_amount(cap, 0, kMaxMemory, false)));
+      problem.mem_cap.assign(problem.devices, errors.take(read_amount(cap, 0, kMaxMemory, false)));
     }
     if (!errors.ok()) return errors.status();
   }
@@ -435,6 +436,17 @@ Status apply_flags(const ProblemFlags& flags, const std::string& source, Problem
           flags.placement + "'");
     }
     problem->placement.kind = kind;
+  }
+  // F and B of 0 would be refused by validate() as "stage 0: ..."; name the flag.
+  const std::pair<const char*, const std::optional<double>*> times[] = {{"--F", &flags.f},
+                                                                        {"--B", &flags.b}};
+  for (const auto& [flag, value] : times) {
+    if (*value && !(**value > 0)) {
+      char text[32];
+      std::snprintf(text, sizeof text, "%g", **value);
+      return invalid(std::string(flag) + " " + text +
+                     ": expected a time above 0 (F and B take time; W may be 0), found " + text);
+    }
   }
   if (problem->form == Form::kStages && problem->uniform) {
     StageSpec& s = problem->stages[0];

@@ -70,7 +70,7 @@ check "missing file message" "shardlab: missing.json: cannot open the file (No s
 ln -s /dev/zero zero.json
 "$shardlab" teach zero.json 2> err.txt
 check "a link to /dev/zero exit code" 2 $?
-check "a link to /dev/zero" "shardlab: zero.json: the file has more than 16777216 bytes (it is not a regular file: a device or a pipe?); a teaching model may have at most 16777216 bytes (16 MiB)" \
+check "a link to /dev/zero" "shardlab: zero.json: expected a teaching model of at most 16777216 bytes (16 MiB), found more than 16777216 bytes (it is not a regular file: a device or a pipe?)" \
   "$(cat err.txt)"
 # One argument grammar: --force=NODE=STRATEGY is --force NODE=STRATEGY.
 "$shardlab" teach "$repo/examples/teach/mlp.json" --force=h=b:x --force y=b:x --json --time-limit=10 > forced2.json

@@ -314,14 +314,16 @@ def m_with(path, value):
 
 
 def mraw(replace_from, replace_to):
-    return js(mlp).replace(replace_from, replace_to)
+    text = js(mlp)
+    assert replace_from in text, replace_from  # else the case would be the valid model
+    return text.replace(replace_from, replace_to)
 
 
 A = "--json --time-limit 5"
 put("m_utf8_name.json", M, "refuse", mraw(b'"mlp"', b'"ml\xffp"'), A)
 put("m_utf8_description.json", M, "refuse", js(m_with(["description"], "x")).replace(b'"x"', b'"\xc3\x28"'), A)
 put("m_utf8_tensor_key.json", M, "refuse", mraw(b'"W1"', b'"W\xe21"'), A)
-put("m_utf8_axis.json", M, "refuse", mraw(b'["x"]', b'["\xed\xb0\x80"]'), A)
+put("m_utf8_axis.json", M, "refuse", mraw(b'"axes": [\n   "x"', b'"axes": [\n   "\xed\xb0\x80"'), A)
 put("m_utf8_einsum.json", M, "refuse", mraw(b'"bd,df->bf"', b'"bd,d\xa0f->bf"'), A)
 put("m_utf8_function.json", M, "refuse", mraw(b'"gelu"', b'"gel\xf0\x9f"'), A)
 put("m_lone_surrogate_name.json", M, "refuse", mraw(b'"mlp"', b'"\\udbff"'), A)
@@ -387,7 +389,9 @@ put("m_tensor_exabytes.json", M, "refuse",
     js(m_with(["tensors"], {"x": {"shape": [2 ** 30, 2 ** 30]},
                             "W1": {"shape": [2 ** 30, 2 ** 30], "parameter": True},
                             "W2": {"shape": [2 ** 30, 2 ** 30], "parameter": True}})), A)
-put("m_flops_overflow.json", M, "refuse",
+# 2^64 FLOPs per matmul: costs are doubles, so nothing wraps; the tensors
+# (8 TiB each) fit no device, so "no plan fits" (exit 3) is a right answer.
+put("m_flops_overflow.json", M, "either",
     js(m_with(["tensors"], {"x": {"shape": [2 ** 21, 2 ** 21]},
                             "W1": {"shape": [2 ** 21, 2 ** 21], "parameter": True},
                             "W2": {"shape": [2 ** 21, 2 ** 21], "parameter": True}})), A)
@@ -546,7 +550,9 @@ put("s_op_too_short.json", S, "refuse", s_with(lambda d: d["ops"][0].update(end=
 put("s_op_too_long.json", S, "refuse", s_with(lambda d: d["ops"][11].update(end=9)), SC)
 put("s_op_overlap.json", S, "refuse", s_with(lambda d: d["ops"][1].update(start=0.5, end=1.5)), SC)
 put("s_op_dependency.json", S, "refuse", s_with(lambda d: d["ops"][6].update(start=0, end=1)), SC)
-put("s_op_time_huge.json", S, "refuse",
+# Every op 1e15 later: below 2^53 the times stay exact, so the schedule is
+# valid (idle at the start), as the 0.125 shift below.
+put("s_op_time_huge.json", S, "either",
     s_with(lambda d: [o.update(start=o["start"] + 1e15, end=o["end"] + 1e15) for o in d["ops"]]), SC)
 put("s_op_time_1e300.json", S, "refuse", s_with(lambda d: d["ops"][11].update(start=1e300, end=1e300 + 1)), SC)
 put("s_op_time_string.json", S, "refuse", s_with(lambda d: d["ops"][0].update(start="0")), SC)

@@ -46,8 +46,8 @@ TEST_CASE("cli: --key=value and --key value mean the same; flags, repeats, posit
   }
   const Parsed c = parse({"--time-limit=5", "a", "--seed", "-3", "--", "--json"}, true);
   REQUIRE(c.status.is_ok());
-  CHECK(c.others == std::vector<std::pair<std::string, std::string>>{{"time-limit", "5"},
-                                                                     {"seed", "-3"}});
+  CHECK(c.others ==
+        std::vector<std::pair<std::string, std::string>>{{"time-limit", "5"}, {"seed", "-3"}});
   CHECK(c.words == std::vector<std::string>{"a", "--json"});  // after --, words only
   CHECK_FALSE(c.json);
   CHECK(parse({"--force", "a=b", "--force=c=d"}, false).forces ==
@@ -57,8 +57,7 @@ TEST_CASE("cli: --key=value and --key value mean the same; flags, repeats, posit
 
 TEST_CASE("cli: the argument errors name the option") {
   CHECK(parse({"--out"}, false).status.message() == "--out needs a value");
-  CHECK(parse({"--out", "--json"}, false).status.message() ==
-        "--out needs a value (found --json)");
+  CHECK(parse({"--out", "--json"}, false).status.message() == "--out needs a value (found --json)");
   CHECK(parse({"--json=yes"}, false).status.message() ==
         "--json takes no value (found --json=yes)");
   CHECK(parse({"--out", "a", "--out=b"}, false).status.message() == "--out is given twice");
@@ -70,8 +69,8 @@ TEST_CASE("cli: the argument errors name the option") {
 }
 
 TEST_CASE("cli: the file reader gives the system's reason and caps every kind of file") {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
-                                    ("shardlab_cli_test_" + std::to_string(::getpid()));
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("shardlab_cli_test_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   const std::string file = (dir / "ten.json").string();
   std::ofstream(file) << "0123456789";
@@ -79,7 +78,7 @@ TEST_CASE("cli: the file reader gives the system's reason and caps every kind of
   const Result<std::string> big = read_file(file, 9, "a test file");
   CHECK(big.status().code() == StatusCode::kInvalidInput);
   CHECK(big.status().message() ==
-        file + ": the file has 10 bytes; a test file may have at most 9 bytes");
+        file + ": expected a test file of at most 9 bytes, found 10 bytes");
   const Result<std::string> folder = read_file(dir.string(), 10, "a test file");
   CHECK(folder.status().code() == StatusCode::kIoError);
   CHECK(folder.status().message() == dir.string() + ": cannot read the file (Is a directory)");
@@ -89,8 +88,8 @@ TEST_CASE("cli: the file reader gives the system's reason and caps every kind of
   const Result<std::string> zero = read_file("/dev/zero", int64_t{1} << 20, "a test file");
   CHECK(zero.status().code() == StatusCode::kInvalidInput);
   CHECK(zero.status().message() ==
-        "/dev/zero: the file has more than 1048576 bytes (it is not a regular file: a device or a "
-        "pipe?); a test file may have at most 1048576 bytes (1 MiB)");
+        "/dev/zero: expected a test file of at most 1048576 bytes (1 MiB), found more than 1048576 "
+        "bytes (it is not a regular file: a device or a pipe?)");
   CHECK(write_file(dir.string(), "x", "result").message() ==
         dir.string() + ": cannot write the result (Is a directory)");
   CHECK(write_file((dir / "out.txt").string(), "hello", "result").is_ok());
