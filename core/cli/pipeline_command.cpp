@@ -339,6 +339,8 @@ void print_table(const ScheduleResult& s) {
       "a time per device, memory within the cap)\n");
 }
 
+constexpr int64_t kMaxJsonOps = 250'000;
+
 // Writes the outputs of a checked schedule; an exit code.
 int emit(const Args& a, const ScheduleResult& s) {
   if (!s.check.valid) {
@@ -352,6 +354,17 @@ int emit(const Args& a, const ScheduleResult& s) {
                           std::to_string(s.check.violation_count) + " violations):";
     for (const std::string& v : s.check.violations) message += "\n  " + v;
     return fail(kExitNoPlan, "pipeline: " + message);
+  }
+  // The JSON writers build the whole document in memory (about 1.6 KB per
+  // operation: 2.4 million operations took 3.9 GB), so their output is
+  // capped; the table and the summary have no such limit.
+  const int64_t ops = static_cast<int64_t>(s.expansion.ops.size());
+  if (ops > kMaxJsonOps && (a.json || !a.out.empty() || !a.trace.empty())) {
+    const std::string flag = a.json ? "--json" : !a.out.empty() ? "--out" : "--trace";
+    return fail(kExitUsage, "pipeline: " + flag + ": expected a schedule of at most " +
+                                std::to_string(kMaxJsonOps) +
+                                " operations to write as JSON, found " + std::to_string(ops) +
+                                " (drop " + flag + " for the table, or use fewer micro-batches)");
   }
   if (!a.trace.empty()) {
     const Status written = write_file(a.trace, chrome_trace_json(s) + "\n", "trace");

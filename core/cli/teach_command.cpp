@@ -98,7 +98,7 @@ int teach_command(const std::vector<std::string>& args) {
     if (!status.is_ok()) return fail(kExitUsage, "teach: " + status.message());
   }
 
-  Result<std::string> text = read_file(model_path, teach::kMaxModelBytes, "a teaching model");
+  Result<std::string> text = read_file(model_path, teach::kMaxModelFileBytes, "a teaching model");
   if (!text.is_ok()) return fail(text.status());
   Result<teach::ModelSpec> model = teach::read_model(model_path, text.value());
   if (!model.is_ok()) return fail(model.status());

@@ -13,6 +13,27 @@
 //            Result<const BlockCost*> c = cache.get({part, tp, ep, b, seq});
 // Solves are memoised per query: every stage of every candidate plan that
 // asks for the same (part, group, micro-batch) shares one solve.
+//
+// The block's mesh: one axis "tp" of tp devices inside a node at the
+// cluster's intra-node link; when tp > gpus_per_node, "tp" (gpus_per_node,
+// intra) and "tp_nodes" (tp / gpus_per_node, inter). With ep > 1 an axis
+// "ep" (data parallelism carved out for experts) over which the batch is
+// pinned split (the block holds ep micro-batches, one per rank) and experts
+// may be split; it sits inside the node as far as tp x ep fits there and
+// across nodes beyond, priced over both levels. The layer of a Transformer
+// is built as: LayerNorm or RMSNorm, q/k/v projections (GQA: the query
+// heads grouped under their key/value head, so tp splits the groups, or
+// the queries within one when tp exceeds the key/value heads), scores,
+// softmax along the keys and attention x V (the attention core), the output
+// projection, residual adds, and the FFN (GeLU: two matrices; SwiGLU:
+// three) or, for MoE, a router (softmax over the experts), GShard's
+// dispatch of the tokens to E experts of capacity ceil(k s / E) per
+// sequence (its one-hot mask priced as the gather it is), the experts'
+// FFNs and the weighted combine. Biases and norm weights are counted in
+// parameters_per_device (split as their layer's output is) but not priced:
+// their work is a few elementwise FLOPs. No dropout. The embedding is the
+// token lookup (+ learned positions); the head the final norm, the logits
+// and the softmax over the vocabulary whose gradient is the loss's.
 #pragma once
 
 #include <cstdint>
@@ -23,6 +44,7 @@
 
 #include "core/plan/model.h"
 #include "core/status.h"
+#include "core/teach/model.h"
 
 namespace shardlab::plan {
 
@@ -32,12 +54,24 @@ struct BlockQuery {
   BlockPart part = BlockPart::kLayer;
   int32_t tp = 1;          // devices of the model-parallel group the block is laid out on
   int32_t ep = 1;          // expert-parallel ranks (MoE layers; 1 otherwise)
-  int64_t microbatch = 1;  // sequences per micro-batch
+  int64_t microbatch = 1;  // sequences per micro-batch (per expert-parallel rank)
   int64_t seq = 2048;
-  auto key() const { return std::tuple(part, tp, ep, microbatch, seq); }
+  // -1: the solver's choice; 0: the norms and residuals replicated over tp;
+  // 1: split along the sequence over tp (Megatron's sequence parallelism).
+  int8_t sequence_parallel = -1;
+  auto key() const { return std::tuple(part, tp, ep, microbatch, seq, sequence_parallel); }
 };
 
+// The cluster's links as the cost model prices them (core/teach/collectives.h):
+// `devices` along the link at its bandwidth times comm_efficiency. The plan
+// lab builds the levels of its data-parallel and pipeline transfers from
+// these: teach::collective_ns(kind, bytes, {intra, inter}), teach::p2p_ns.
+teach::AxisLink cluster_link(const Cluster& cluster, bool inter_node, int64_t devices);
+
 // One micro-batch through the block on one device of the group, in seconds.
+// Times exclude the reduction of weight gradients over data parallelism
+// (the block's ep axis included): the plan lab overlaps it with the
+// backward and prices it itself from grad_reduce_bytes.
 struct BlockCost {
   double forward_compute_s = 0;
   double forward_comm_s = 0;      // the layout's collectives in the forward (TP all-reduces, ...)
@@ -46,13 +80,25 @@ struct BlockCost {
   double weight_compute_s = 0;  // W: weight gradients (separable, zero-bubble style)
   double weight_comm_s = 0;
   double attention_core_forward_s = 0;  // what selective recomputation repeats
-  int64_t parameters_per_device = 0;    // elements this device holds of the block's weights
-  int64_t grad_reduce_bytes = 0;   // per device per step, reduced over data parallelism (outside)
-  int64_t activation_bytes = 0;    // the generator's own count of saved activations (einsum models)
+  // Elements this device holds of the block's weights (with biases and norm
+  // weights; the head's output matrix even when tied to the embedding, as
+  // Megatron keeps a copy on the last stage).
+  int64_t parameters_per_device = 0;
+  // Of which split over the ep axis (experts under expert parallelism):
+  // their gradients are reduced over d / ep data-parallel ranks, the others over d.
+  int64_t expert_parameters_per_device = 0;
+  // Weight-gradient bytes per device per step that data parallelism reduces
+  // (dtype_bytes x parameters_per_device).
+  int64_t grad_reduce_bytes = 0;
+  // The generator's own count of what one micro-batch saves for the
+  // backward on one device (outputs that a backward op reads, no dropout
+  // masks); the plan lab uses Korthikanti's formulas for Transformers.
+  int64_t activation_bytes = 0;
   bool sequence_parallel = false;  // the layout splits the sequence where Megatron's SP does
   bool proven_optimal = false;     // the sharding solver proved the layout optimal
   std::string layout;              // the textbook name ("Megatron tensor parallel on tp", ...)
   std::string report_json;         // the teaching lab's explanation (explain.h), for the page
+  double solve_seconds = 0;        // generating and solving this block
   double forward_s() const { return forward_compute_s + forward_comm_s; }
   double backward_s() const { return backward_compute_s + backward_comm_s; }
   double weight_s() const { return weight_compute_s + weight_comm_s; }

@@ -15,13 +15,11 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-const char* pass_of(NodeKind kind) {
-  switch (kind) {
-    case NodeKind::kInput:
-    case NodeKind::kForward:
-    case NodeKind::kShared:
+const char* pass_of(Phase phase) {
+  switch (phase) {
+    case Phase::kForward:
       return "forward";
-    case NodeKind::kParameter:
+    case Phase::kOptimizer:
       return "optimizer";
     default:
       return "backward";
@@ -98,7 +96,8 @@ Json collective_json(const Generated& gen, const PlacedCollective& p) {
               {"ns", p.collective.ns},
               {"what", p.collective.what},
               {"on", p.on},
-              {"pass", p.pass}};
+              {"pass", p.pass},
+              {"phase", phase_name(p.phase)}};
 }
 
 std::string spec_entry(const std::vector<int32_t>& axes, const MeshSpec& mesh) {
@@ -172,20 +171,26 @@ Result<Explanation> explain(const Generated& gen, const std::vector<int32_t>& pl
   for (int32_t v = 0; v < n; ++v) {
     x.strategy_names.push_back(strategy_name(nodes[v], gen.strategies[v][np[v]], gen.model.mesh));
     const NodeCost& cost = gen.node_costs[v][np[v]];
+    const Phase phase = nodes[v].phase();
     x.compute_ns += cost.compute_ns;
+    x.phases[static_cast<int>(phase)].compute_ns += cost.compute_ns;
     for (const Collective& c : cost.collectives) {
-      x.collectives.push_back({c, "op " + nodes[v].name, pass_of(nodes[v].kind)});
+      x.collectives.push_back({c, "op " + nodes[v].name, pass_of(phase), phase});
       x.op_collective_ns += c.ns;
+      x.phases[static_cast<int>(phase)].collective_ns += c.ns;
     }
   }
   auto add_links = [&](const std::vector<Link>& links) {
     for (const Link& link : links) {
       std::vector<Collective> list;
-      x.edge_collective_ns += link_collectives(gen, link, np[link.from], np[link.to], &list);
+      const Phase phase = link_phase(gen, link);
+      const int64_t ns = link_collectives(gen, link, np[link.from], np[link.to], &list);
+      x.edge_collective_ns += ns;
+      x.phases[static_cast<int>(phase)].collective_ns += ns;
       for (Collective& c : list) {
         x.collectives.push_back({std::move(c),
                                  "edge " + nodes[link.from].name + " -> " + nodes[link.to].name,
-                                 link.operand < 0 ? "backward" : pass_of(nodes[link.to].kind)});
+                                 pass_of(phase), phase});
       }
     }
   };
@@ -261,6 +266,20 @@ std::string explanation_json(const Generated& gen, const Explanation& x,
                       {"op_collectives_ns", x.op_collective_ns},
                       {"edge_collectives_ns", x.edge_collective_ns},
                       {"total_ns", x.total_ns}};
+  Json phases = Json::object();
+  for (Phase p : {Phase::kForward, Phase::kInputGrad, Phase::kWeightGrad, Phase::kOptimizer}) {
+    const PhaseTime& t = x.phases[static_cast<int>(p)];
+    phases[phase_name(p)] = {{"compute_ns", t.compute_ns}, {"collectives_ns", t.collective_ns}};
+  }
+  out["phases"] = std::move(phases);
+  const RepeatSpec& repeat = gen.model.repeat;
+  if (repeat.present()) {
+    out["repeat"] = {{"first", gen.model.ops[repeat.first].name},
+                     {"last", gen.model.ops[repeat.last].name},
+                     {"input", gen.model.tensors[repeat.input].name},
+                     {"times", repeat.times},
+                     {"solved", "one repetition"}};
+  }
   out["peak_bytes_per_device"] = x.peak_bytes;
   out["peak_time"] = x.peak_time;
   out["parameter_bytes_per_device"] = x.parameter_bytes_at_peak;
@@ -384,7 +403,7 @@ std::string explanation_text(const Generated& gen, const Explanation& x,
               human_bytes(p.collective.bytes) + " (" + p.collective.what + ", " +
               human_ns(p.collective.ns) + ")";
     }
-    line(pad(node.name, width) + "  " + pad(pass_of(node.kind), 10) +
+    line(pad(node.name, width) + "  " + pad(pass_of(node.phase()), 10) +
          pad(x.strategy_names[v] +
                  (gen.forced[gen.group_of[v]] >= 0 && node.lead == static_cast<int32_t>(v)
                       ? " (forced)"
@@ -406,6 +425,13 @@ std::string explanation_text(const Generated& gen, const Explanation& x,
     line("without the forced strategies: cost " + std::to_string(solve.unforced_cost) +
          " ns, lower bound " + std::to_string(solve.unforced_bound) + " ns; forcing costs " +
          std::to_string(solve.cost - solve.unforced_cost) + " ns more");
+  }
+  const RepeatSpec& repeat = gen.model.repeat;
+  if (repeat.present()) {
+    line("the block " + gen.model.ops[repeat.first].name + " .. " +
+         gen.model.ops[repeat.last].name + " repeats " + std::to_string(repeat.times) +
+         " times; this is one repetition's layout and cost (with the re-partitioning into the next "
+         "repetition's input)");
   }
   line("peak memory per device " + human_bytes(x.peak_bytes) + " at step " +
        std::to_string(x.peak_time) + " (parameter state " + human_bytes(x.parameter_bytes_at_peak) +

@@ -18,12 +18,19 @@ namespace shardlab::teach {
 
 struct PlacedCollective {
   Collective collective;
-  std::string on;    // "op y" or "edge y.grad.W2 -> W2"
-  std::string pass;  // "forward", "backward" or "optimizer"
+  std::string on;                 // "op y" or "edge y.grad.W2 -> W2"
+  std::string pass;               // "forward", "backward" or "optimizer"
+  Phase phase = Phase::kForward;  // the backward split into B (input gradients) and W (weights)
+};
+
+// Compute and collectives of one phase of the step (graph.h's Phase).
+struct PhaseTime {
+  int64_t compute_ns = 0;
+  int64_t collective_ns = 0;
 };
 
 // Per mesh axis: "data_parallel", "zero1", "zero2", "zero3", "zero_mixed", "megatron",
-// "tensor_parallel", "expert_parallel", "replicated" or "mixed".
+// "megatron_sp", "tensor_parallel", "expert_parallel", "replicated" or "mixed".
 struct AxisRole {
   std::string key;
   std::string text;  // "Megatron tensor parallel on x"
@@ -44,6 +51,7 @@ struct Explanation {
   int64_t op_collective_ns = 0;
   int64_t edge_collective_ns = 0;
   int64_t total_ns = 0;
+  PhaseTime phases[4];  // by Phase: forward, B, W, optimizer; they add up to total_ns
   int64_t peak_bytes = 0;
   int64_t peak_time = 0;
   int64_t parameter_bytes_at_peak = 0;  // weights, gradients, optimizer state
@@ -93,12 +101,15 @@ std::string partition_spec(const Generated& gen, int32_t node, int32_t strategy)
 // The CLI's --json (and the page's) document: {"model", "mesh", "training",
 // "cost_model", "cost_unit": "ns", "usage_unit": "bytes", "instance", "cost",
 // "lower_bound", "proven_optimal", "seconds", "plan" (a strategy per instance
-// node), "breakdown", "peak_bytes_per_device", "peak_time",
+// node), "breakdown", "phases" ({"forward", "backward_input",
+// "backward_weight", "optimizer"}: each {"compute_ns", "collectives_ns"}),
+// "repeat" (when the model repeats a block: {"first", "last", "input",
+// "times", "solved": "one repetition"}), "peak_bytes_per_device", "peak_time",
 // "parameter_bytes_per_device", "memory_limit_bytes", "textbook", "axes",
 // "ops" (forward ops by name: "strategy", "dims", "detail", "compute_ns",
 // "usage_bytes", "collectives"), "backward", "parameters" (+ "zero_stage",
 // "partition_spec"), "inputs", "collectives" (each with kind, axis, bytes,
-// ns, what, on, pass), "partition_specs", "zero_table" (training), and
+// ns, what, on, pass, phase), "partition_specs", "zero_table" (training), and
 // "force" when strategies were forced}.
 std::string explanation_json(const Generated& gen, const Explanation& x, const SolveSummary& solve);
 // The CLI's text report.

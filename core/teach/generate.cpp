@@ -23,6 +23,15 @@ Result<int32_t> follow(const Generated& gen, int32_t lead, int32_t member, int32
   const GraphNode& m = gen.graph.nodes[member];
   Strategy want;
   if (m.kind == NodeKind::kGradSum) want.partial = gen.strategies[lead][s].partial;
+  // A member defers where it reduces at all; elsewhere deferring means nothing.
+  if (gen.strategies[lead][s].defer) {
+    Strategy plain = want;
+    for (int8_t letter : gen.strategies[lead][s].axis_letter) {
+      plain.axis_letter.push_back(
+          letter < 0 ? int8_t{-1} : static_cast<int8_t>(m.letter_index(l.letters[letter])));
+    }
+    want.defer = reduces_partial_sums(m, plain, gen.model.mesh);
+  }
   for (int8_t letter : gen.strategies[lead][s].axis_letter) {
     want.axis_letter.push_back(letter < 0 ? int8_t{-1}
                                           : static_cast<int8_t>(m.letter_index(l.letters[letter])));
@@ -34,7 +43,39 @@ Result<int32_t> follow(const Generated& gen, int32_t lead, int32_t member, int32
   return Status(StatusCode::kInternal, "no strategy of " + m.name + " follows " + l.name);
 }
 
+// Sums of nanoseconds that stop at kForbidden instead of wrapping.
+int64_t add_capped(int64_t a, int64_t b) { return a >= kForbidden - b ? kForbidden : a + b; }
+
+// Keeps the strategies that split every pinned letter the node has on its
+// axis (and put nothing else there).
+Status apply_pins(const GraphNode& node, const std::vector<std::pair<char, int32_t>>& pins,
+                  const MeshSpec& mesh, std::vector<Strategy>* list) {
+  std::vector<Strategy> kept;
+  for (const Strategy& s : *list) {
+    bool ok = true;
+    for (const auto& [letter, axis] : pins) {
+      const int32_t l = node.letter_index(letter);
+      if (l >= 0 && s.axis_letter[axis] != l) ok = false;
+    }
+    if (ok) kept.push_back(s);
+  }
+  if (kept.empty()) {
+    return Status(StatusCode::kInvalidArgument,
+                  "no strategy of " + node.name + " splits its pinned letters on their axes (a " +
+                      "split must divide the letter's size; mesh axis sizes " +
+                      std::to_string(mesh.devices()) + " devices in all)");
+  }
+  *list = std::move(kept);
+  return Status::ok();
+}
+
 }  // namespace
+
+Phase link_phase(const Generated& gen, const Link& link) {
+  if (link.operand == kGradientLink) return Phase::kWeightGrad;
+  if (link.operand == kCarryGradient) return Phase::kInputGrad;
+  return gen.graph.nodes[link.to].phase();
+}
 
 std::vector<int32_t> Generated::node_plan(const std::vector<int32_t>& plan) const {
   std::vector<int32_t> out(graph.nodes.size(), 0);
@@ -56,8 +97,21 @@ Result<Generated> generate(const ModelSpec& model, const GenerateOptions& option
   gen.strategies.resize(n);
   gen.node_costs.resize(n);
   gen.group_of.assign(n, -1);
+  for (const auto& [letter, axis] : options.pinned_letters) {
+    if (axis < 0 || axis >= gen.model.mesh.rank()) {
+      return Status(StatusCode::kInvalidArgument,
+                    "pinned letter '" + std::string(1, letter) + "' on a mesh axis that is not");
+    }
+  }
   for (int32_t v = 0; v < n; ++v) {
     gen.strategies[v] = enumerate_strategies(nodes[v], gen.model);
+    // A shared output is a re-partitioned copy for its readers: not pinned.
+    if (!options.pinned_letters.empty() && nodes[v].lead == v &&
+        nodes[v].kind != NodeKind::kShared) {
+      Status pinned =
+          apply_pins(nodes[v], options.pinned_letters, gen.model.mesh, &gen.strategies[v]);
+      if (!pinned.is_ok()) return pinned;
+    }
     for (const Strategy& s : gen.strategies[v]) {
       gen.node_costs[v].push_back(node_cost(nodes[v], s, gen.model, gen.costs));
     }
@@ -71,6 +125,48 @@ Result<Generated> generate(const ModelSpec& model, const GenerateOptions& option
     gen.group_of[v] = gen.group_of[nodes[v].lead];
     gen.groups[gen.group_of[v]].push_back(v);
   }
+  // Deferred reductions (strategies.h), for models that name their sequence
+  // letter (sequence parallelism is what they are for, and they add a
+  // quarter to the strategies): members may defer under any of their
+  // strategies; a lead offers it, after its other strategies (so that ties
+  // keep the textbook's reading), where some member of its group would
+  // all-reduce partial sums.
+  const MeshSpec& mesh = gen.model.mesh;
+  const bool defer = gen.model.sequence != 0;
+  for (int32_t v = 0; v < n && defer; ++v) {
+    if (nodes[v].lead == v) continue;
+    const size_t count = gen.strategies[v].size();
+    for (size_t s = 0; s < count; ++s) {
+      if (!reduces_partial_sums(nodes[v], gen.strategies[v][s], mesh)) continue;
+      Strategy d = gen.strategies[v][s];
+      d.defer = true;
+      gen.strategies[v].push_back(d);
+      gen.node_costs[v].push_back(node_cost(nodes[v], d, gen.model, gen.costs));
+    }
+  }
+  for (const std::vector<int32_t>& group : gen.groups) {
+    if (!defer) break;
+    const int32_t lead = group[0];
+    const size_t count = gen.strategies[lead].size();
+    for (size_t s = 0; s < count; ++s) {
+      bool reduces = false;
+      for (int32_t v : group) {
+        if (reduces) break;
+        if (v == lead) {
+          reduces = reduces_partial_sums(nodes[v], gen.strategies[v][s], mesh);
+          continue;
+        }
+        Result<int32_t> follows = follow(gen, lead, v, static_cast<int32_t>(s));
+        if (!follows.is_ok()) return follows.status();
+        reduces = reduces_partial_sums(nodes[v], gen.strategies[v][follows.value()], mesh);
+      }
+      if (!reduces) continue;
+      Strategy d = gen.strategies[lead][s];
+      d.defer = true;
+      gen.strategies[lead].push_back(d);
+      gen.node_costs[lead].push_back(node_cost(nodes[lead], d, gen.model, gen.costs));
+    }
+  }
   gen.member_strategy.resize(n);
   for (int32_t v = 0; v < n; ++v) {
     const int32_t lead = nodes[v].lead;
@@ -82,6 +178,12 @@ Result<Generated> generate(const ModelSpec& model, const GenerateOptions& option
   }
   const int32_t groups = static_cast<int32_t>(gen.groups.size());
   gen.forced.assign(groups, -1);
+  // Times of 10^18 ns and more are the contest format's "forbidden": a model
+  // that large is refused rather than silently given forbidden choices.
+  const auto too_costly = [](const std::string& where) {
+    return Status(StatusCode::kInvalidInput, "the model is too large to price: a cost of " + where +
+                                                 " reaches 10^18 ns (the instance format's limit)");
+  };
   for (const auto& [name, text] : options.forces) {
     int32_t g = 0;
     while (g < groups && nodes[gen.groups[g][0]].name != name) ++g;
@@ -128,7 +230,18 @@ Result<Generated> generate(const ModelSpec& model, const GenerateOptions& option
       }
       add_link({o.node, v, static_cast<int32_t>(k)});
     }
-    for (int32_t g : nodes[v].gradients) add_link({g, v, -1});
+    for (int32_t g : nodes[v].gradients) add_link({g, v, kGradientLink});
+  }
+  // A repeated block: its output becomes the next repetition's input, in the
+  // layout the block reads it, and that input's gradient goes back.
+  const RepeatSpec& repeat = gen.model.repeat;
+  if (repeat.present() && repeat.times > 1) {
+    const int32_t last = gen.graph.forward_of_op[repeat.last];
+    const int32_t input = gen.graph.holder_of_tensor[repeat.input];
+    if (input >= 0 && gen.group_of[last] != gen.group_of[input]) {
+      add_link({last, input, kCarry});
+      if (gen.model.training) add_link({input, last, kCarryGradient});
+    }
   }
 
   ProblemBuilder builder;
@@ -140,13 +253,14 @@ Result<Generated> generate(const ModelSpec& model, const GenerateOptions& option
     for (size_t s = 0; s < gen.strategies[lead].size(); ++s) {
       int64_t cost = 0;
       for (int32_t v : gen.groups[g]) {
-        cost += gen.node_costs[v][gen.member_strategy[v][s]].total_ns;
+        cost = add_capped(cost, gen.node_costs[v][gen.member_strategy[v][s]].total_ns);
       }
       for (const Link& link : gen.internal_links[g]) {
-        cost += link_collectives(gen, link, gen.member_strategy[link.from][s],
-                                 gen.member_strategy[link.to][s], nullptr);
+        cost = add_capped(cost, link_collectives(gen, link, gen.member_strategy[link.from][s],
+                                                 gen.member_strategy[link.to][s], nullptr));
       }
       const bool allowed = gen.forced[g] < 0 || gen.forced[g] == static_cast<int32_t>(s);
+      if (allowed && cost >= kForbidden) return too_costly(nodes[lead].name);
       costs.push_back(allowed ? cost : kForbidden);
       usages.push_back(gen.node_costs[lead][s].usage_bytes);
     }
@@ -159,14 +273,31 @@ Result<Generated> generate(const ModelSpec& model, const GenerateOptions& option
     const int32_t ku = static_cast<int32_t>(gen.strategies[lu].size());
     const int32_t kv = static_cast<int32_t>(gen.strategies[lv].size());
     std::vector<Cost> matrix(static_cast<size_t>(ku) * kv, 0);
+    std::vector<Cost> priced;  // per pair of member strategies: many lead pairs share one
+    std::vector<Layout> have, want;
     for (const Link& link : edge.links) {
+      const size_t members_to = gen.strategies[link.to].size();
+      priced.assign(gen.strategies[link.from].size() * members_to, -1);
+      have.assign(gen.strategies[link.from].size(), Layout());
+      want.assign(members_to, Layout());
+      const TensorShape shape = output_shape(nodes[link.from]);
       for (int32_t a = 0; a < ku; ++a) {
         for (int32_t b = 0; b < kv; ++b) {
           // Each link runs from a member of one group to a member of the other.
           const bool forward = gen.group_of[link.from] == edge.from;
           const int32_t sf = gen.member_strategy[link.from][forward ? a : b];
           const int32_t st = gen.member_strategy[link.to][forward ? b : a];
-          matrix[a * kv + b] += link_collectives(gen, link, sf, st, nullptr);
+          Cost& known = priced[sf * members_to + st];
+          if (known < 0) {
+            if (have[sf].empty()) have[sf] = link_source_layout(gen, link, sf);
+            if (want[st].empty()) want[st] = link_target_layout(gen, link, st);
+            known = reshard(gen.costs, shape, have[sf], want[st], std::string(), nullptr);
+          }
+          Cost& entry = matrix[a * kv + b];
+          entry = add_capped(entry, known);
+          if (entry >= kForbidden) {
+            return too_costly(nodes[link.from].name + " -> " + nodes[link.to].name);
+          }
         }
       }
     }
@@ -184,19 +315,32 @@ Result<Generated> generate(const ModelSpec& model, const GenerateOptions& option
   return gen;
 }
 
+Layout link_source_layout(const Generated& gen, const Link& link, int32_t from_strategy) {
+  return output_layout(gen.graph.nodes[link.from], gen.strategies[link.from][from_strategy]);
+}
+
+Layout link_target_layout(const Generated& gen, const Link& link, int32_t to_strategy) {
+  const GraphNode& to = gen.graph.nodes[link.to];
+  const Strategy& st = gen.strategies[link.to][to_strategy];
+  return link.operand == kGradientLink ? gradient_layout(to, st)
+         : link.operand < 0            ? output_layout(to, st)
+                                       : operand_layout(to, st, link.operand);
+}
+
 int64_t link_collectives(const Generated& gen, const Link& link, int32_t from_strategy,
                          int32_t to_strategy, std::vector<Collective>* out) {
   const GraphNode& from = gen.graph.nodes[link.from];
   const GraphNode& to = gen.graph.nodes[link.to];
-  const Strategy& sf = gen.strategies[link.from][from_strategy];
-  const Strategy& st = gen.strategies[link.to][to_strategy];
-  const Layout wanted =
-      link.operand < 0 ? gradient_layout(to, st) : operand_layout(to, st, link.operand);
+  const Layout wanted = link_target_layout(gen, link, to_strategy);
   // Names are only built for explanations, not for the generator's matrices.
-  const std::string what = !out               ? std::string()
-                           : link.operand < 0 ? "gradient of " + to.name
-                                              : "output of " + from.name;
-  return reshard(gen.costs, output_shape(from), output_layout(from, sf), wanted, what, out);
+  const std::string what =
+      !out                             ? std::string()
+      : link.operand == kGradientLink  ? "gradient of " + to.name
+      : link.operand == kCarry         ? "output of " + from.name + " into the next repetition"
+      : link.operand == kCarryGradient ? "gradient of " + from.name + " from the next repetition"
+                                       : "output of " + from.name;
+  return reshard(gen.costs, output_shape(from), link_source_layout(gen, link, from_strategy),
+                 wanted, what, out);
 }
 
 std::vector<int32_t> prefer_less_memory(const Generated& gen, std::vector<int32_t> plan) {
@@ -305,9 +449,13 @@ std::string sidecar_json(const Generated& gen) {
   for (const EdgeInfo& e : gen.edges) {
     nlohmann::ordered_json carries = nlohmann::ordered_json::array();
     for (const Link& link : e.links) {
-      carries.push_back(link.operand < 0 ? "gradient of " + gen.graph.nodes[link.to].name
-                                         : gen.graph.nodes[link.from].name + " -> " +
-                                               gen.graph.nodes[link.to].name);
+      const std::string& from = gen.graph.nodes[link.from].name;
+      const std::string& to = gen.graph.nodes[link.to].name;
+      carries.push_back(link.operand == kGradientLink ? "gradient of " + to
+                        : link.operand == kCarry      ? from + " -> " + to + " (next repetition)"
+                        : link.operand == kCarryGradient
+                            ? "gradient " + from + " -> " + to + " (from the next repetition)"
+                            : from + " -> " + to);
     }
     edges.push_back({{"from", e.from}, {"to", e.to}, {"carries", std::move(carries)}});
   }

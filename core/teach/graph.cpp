@@ -38,6 +38,7 @@ class Builder {
     for (size_t i = 0; i < model_.ops.size(); ++i) add_forward(static_cast<int32_t>(i));
     if (model_.training) add_backward();
     schedule();
+    graph_.holder_of_tensor = tensor_node_;
     return std::move(graph_);
   }
 
@@ -116,7 +117,7 @@ class Builder {
     switch (op.kind) {
       case OpKind::kEinsum:
         node.detail = "einsum " + op.text;
-        node.flops = (op.inputs.size() == 2 ? 2 : 1) * points(node);
+        node.flops = op.flops >= 0 ? op.flops : (op.inputs.size() == 2 ? 2 : 1) * points(node);
         break;
       case OpKind::kEmbedding:
         node.detail = "embedding " + op.text;
@@ -177,7 +178,9 @@ class Builder {
   void add_backward() {
     const size_t n = model_.tensors.size();
     std::vector<bool> needs(n, false);
-    for (size_t t = 0; t < n; ++t) needs[t] = model_.tensors[t].parameter;
+    for (size_t t = 0; t < n; ++t) {
+      needs[t] = model_.tensors[t].parameter || model_.tensors[t].requires_grad;
+    }
     std::vector<bool> consumed(n, false);
     for (const OpSpec& op : model_.ops) {
       for (int32_t t : op.inputs) {
@@ -201,7 +204,11 @@ class Builder {
       loss.out_letters = fwd.out_letters;
       loss.operands.push_back({tensor_node_[op.output], fwd.out_letters});
       loss.dtype_bytes = fwd.dtype_bytes;
-      loss.flops = points(loss);
+      // A gradient that arrives from the next block costs nothing here.
+      loss.flops = model_.tensors[op.output].gradient_given ? 0 : points(loss);
+      if (model_.tensors[op.output].gradient_given) {
+        loss.detail = "gradient of " + op.name + " from the next block";
+      }
       const int32_t lead = tensor_node_[op.output];
       contributions_[op.output].push_back(add(std::move(loss), lead));
     }
@@ -215,12 +222,25 @@ class Builder {
         add_input_gradient(op, static_cast<int32_t>(k), grad, graph_.forward_of_op[i]);
       }
     }
+    // Declared inputs whose gradient is wanted get it in their own layout:
+    // one sum node in the input's group, even for a single contribution.
+    for (size_t t = 0; t < n; ++t) {
+      const TensorSpec& spec = model_.tensors[t];
+      if (!spec.requires_grad || spec.producer >= 0 || spec.parameter) continue;
+      if (tensor_node_[t] < 0 || contributions_[t].empty()) continue;
+      add_sum(static_cast<int32_t>(t));
+    }
   }
 
   // The node holding d(loss)/d(tensor): the only contribution, or their sum.
   int32_t gradient_of(int32_t tensor) {
     std::vector<int32_t>& parts = contributions_[tensor];
     if (parts.size() == 1) return parts[0];
+    return add_sum(tensor);
+  }
+
+  int32_t add_sum(int32_t tensor) {
+    std::vector<int32_t>& parts = contributions_[tensor];
     // Megatron's trick: the readers' partial sums are added first and
     // all-reduced once (one all-reduce for q, k and v's input gradient).
     if (graph_.nodes[tensor_node_[tensor]].kind == NodeKind::kShared) {
@@ -232,7 +252,9 @@ class Builder {
     sum.kind = NodeKind::kGradSum;
     sum.name = "grad." + spec.name;
     sum.op = spec.name;
-    sum.detail = "sum of " + std::to_string(parts.size()) + " gradients of " + spec.name;
+    sum.detail = parts.size() == 1
+                     ? "gradient of " + spec.name + " in its layout"
+                     : "sum of " + std::to_string(parts.size()) + " gradients of " + spec.name;
     sum.letters = spec.dims;
     sum.work_letters = spec.dims;
     sum.sizes = spec.shape;
@@ -271,6 +293,7 @@ class Builder {
         } else {
           node.flops = work;
         }
+        if (op.flops >= 0) node.flops = op.flops;
         break;
       case OpKind::kEmbedding:
         node.operands.push_back({tensor_node_[op.inputs[0]], op.input_letters[0]});
@@ -363,6 +386,37 @@ const char* node_kind_name(NodeKind kind) {
       return "grad_sum";
   }
   return "?";
+}
+
+const char* phase_name(Phase phase) {
+  switch (phase) {
+    case Phase::kForward:
+      return "forward";
+    case Phase::kInputGrad:
+      return "backward_input";
+    case Phase::kWeightGrad:
+      return "backward_weight";
+    case Phase::kOptimizer:
+      return "optimizer";
+  }
+  return "?";
+}
+
+Phase GraphNode::phase() const {
+  switch (kind) {
+    case NodeKind::kInput:
+    case NodeKind::kForward:
+    case NodeKind::kShared:
+      return Phase::kForward;
+    case NodeKind::kParameter:
+      return Phase::kOptimizer;
+    case NodeKind::kBackward:
+      return grad_of >= 0 ? Phase::kWeightGrad : Phase::kInputGrad;
+    case NodeKind::kLossGrad:
+    case NodeKind::kGradSum:
+      return Phase::kInputGrad;
+  }
+  return Phase::kForward;
 }
 
 int32_t GraphNode::letter_index(char c) const {

@@ -27,6 +27,14 @@ enum class NodeKind {
 };
 const char* node_kind_name(NodeKind kind);
 
+// Where a node's work falls in a training step: the forward (F), the
+// backward's input gradients (B: the gradient of an activation, on the
+// critical path to the previous layer), its weight gradients (W: the
+// gradient of a parameter, which zero-bubble schedules defer), or the
+// optimizer step (a parameter's own node).
+enum class Phase { kForward, kInputGrad, kWeightGrad, kOptimizer };
+const char* phase_name(Phase phase);  // "forward", "backward_input", "backward_weight", "optimizer"
+
 // One input of a node: the node that produces it and this node's letters for
 // that tensor's dimensions (positional).
 struct Operand {
@@ -70,12 +78,16 @@ struct GraphNode {
 
   int32_t letter_index(char c) const;  // position in letters, or -1
   int64_t size_of(char c) const;
+  Phase phase() const;
 };
 
 struct Graph {
   std::vector<GraphNode> nodes;
   int64_t horizon = 0;                 // the optimizer step happens at horizon - 1
   std::vector<int32_t> forward_of_op;  // ModelSpec op -> its forward node
+  // ModelSpec tensor -> the node that holds it for its readers (an input or
+  // parameter, the producing op, or its shared node); -1 when unused.
+  std::vector<int32_t> holder_of_tensor;
 };
 
 Result<Graph> build_graph(const ModelSpec& model);

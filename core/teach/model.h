@@ -17,7 +17,17 @@ namespace shardlab::teach {
 
 constexpr int32_t kMaxMeshRank = 4;
 // The largest model file read (course models take a few kilobytes).
-constexpr int64_t kMaxModelBytes = int64_t{16} << 20;
+constexpr int64_t kMaxModelFileBytes = int64_t{16} << 20;
+
+// One level of an interconnect: `devices` along it, each sending and
+// receiving at bandwidth_GBps (per device, per direction; 1e9 bytes per
+// second) after latency_us. The cost model (collectives.h) prices a
+// collective over several levels hierarchically.
+struct AxisLink {
+  int64_t devices = 1;
+  double bandwidth_GBps = 0;
+  double latency_us = 0;
+};
 
 struct MeshSpec {
   std::vector<int32_t> shape;          // devices along each axis
@@ -27,6 +37,16 @@ struct MeshSpec {
   double device_tflops = 0;            // dense throughput of one device
   bool has_memory = false;             // device_memory_GB given
   double device_memory_GB = 0;         // the usage limit, 1e9 bytes
+  // Achievable fractions of the peaks (the plan lab passes its cluster's;
+  // 1 by default, so that a model file's figures are the textbook's):
+  double matmul_efficiency = 1;  // of device_tflops, for every op's FLOPs
+  double comm_efficiency = 1;    // of every axis's bandwidth
+  // Set by the plan lab, never by a model file: an axis whose devices span
+  // several interconnect levels (an expert-parallel axis partly inside a
+  // node, partly across nodes) is priced over these levels (the product of
+  // their devices is shape[a]) instead of bandwidth_GBps[a] and
+  // latency_us[a]. Empty, or one entry per axis (an empty entry: the axis's own).
+  std::vector<std::vector<AxisLink>> axis_levels;
 
   int32_t rank() const { return static_cast<int32_t>(shape.size()); }
   int64_t devices() const;
@@ -45,6 +65,12 @@ struct TensorSpec {
   // An input's fixed layout ("layout": {"g": "x"}): pinned[axis] is the
   // dimension split on that axis, or -1. Empty when the layout is free.
   std::vector<int32_t> pinned;
+  // Set by the reader or the plan lab (not a key of the format): a declared
+  // input whose gradient is wanted (the input of a repeated block, which the
+  // previous repetition produced), and an output whose gradient arrives from
+  // outside (the next block's input gradient), so no loss work is counted.
+  bool requires_grad = false;
+  bool gradient_given = false;
 };
 
 struct OpSpec {
@@ -56,7 +82,26 @@ struct OpSpec {
   std::string output_letters;
   char along = 0;            // reduce, softmax, layernorm: the named dimension
   double flops_per_element;  // elementwise, reduce, softmax, layernorm
-  int32_t output = -1;       // the tensor it produces (named like the op)
+  // An einsum's forward work when given ("flops"), instead of 2 (two inputs)
+  // or 1 times the loop nest's points; each input gradient costs as much.
+  // For einsums that real systems run as a gather (MoE dispatch, combine).
+  double flops = -1;
+  int32_t output = -1;  // the tensor it produces (named like the op)
+};
+
+// A block of consecutive ops that the model repeats ("repeat": {"first",
+// "last", "times", "input"}): repetition r + 1 reads the output of `last` of
+// repetition r where the block reads `input`; each repetition has its own
+// parameters. The teaching lab solves the model as written (one repetition)
+// with the re-partitioning from the block's output into its input's layout
+// priced once (what every later repetition pays); the plan lab solves the
+// block once and repeats it.
+struct RepeatSpec {
+  int32_t first = -1;  // op indices, inclusive; -1: no repeated block
+  int32_t last = -1;
+  int32_t input = -1;  // tensor index
+  int64_t times = 1;
+  bool present() const { return first >= 0; }
 };
 
 // "alpha-beta": compute + alpha + bytes/beta (the default); "bandwidth":
@@ -75,7 +120,9 @@ struct ModelSpec {
   int32_t optimizer_state_bytes = 12;  // per parameter (mixed-precision Adam: 12)
   bool zero = true;                    // offer ZeRO stages for parameters
   CostModel cost_model = CostModel::kAlphaBeta;
-  char batch = 0;                   // the batch letter (for naming data parallelism)
+  char batch = 0;     // the batch letter (for naming data parallelism)
+  char sequence = 0;  // the sequence letter, when named ("sequence"): the plan lab resizes it
+  RepeatSpec repeat;
   std::vector<TensorSpec> tensors;  // declared tensors first, then one per op
   std::vector<OpSpec> ops;          // in the order given (a topological order)
 

@@ -15,6 +15,7 @@
 
 #include "core/json_doc.h"
 #include "core/teach/model.h"
+#include "core/utf8.h"
 
 namespace shardlab::teach {
 namespace {
@@ -27,13 +28,33 @@ constexpr int32_t kMaxTensorRank = 8;
 constexpr size_t kMaxTensors = 10000;  // declared tensors
 constexpr size_t kMaxOps = 10000;      // ops listed in the file
 constexpr size_t kMaxInputs = 16;      // inputs of one op
-// A tensor of at most 16 TiB (2^44 bytes), and costs that add up to at most
-// 1e17 ns over the whole model: every byte count and every cost the
+// Costs that add up to at most 1e17 ns over the whole model: every cost the
 // generator forms (a node's compute and collectives, an edge's matrix, a
 // plan's total) then stays far inside int64 and below the instance's
 // "forbidden" cost of 1e18.
-constexpr double kMaxTensorBytes = 17592186044416.0;
 constexpr double kMaxModelNs = 1e17;
+// A tensor's bytes stay below 2^53, so that every product of bytes, shards
+// and ZeRO factors in the generator fits in int64 (and in a double exactly).
+constexpr int64_t kMaxTensorBytes = int64_t{1} << 53;
+// And all of them below 2^56, so that ZeRO's 16 bytes per parameter and the
+// sums of usages at a peak stay below 2^63.
+constexpr int64_t kMaxModelBytes = int64_t{1} << 56;
+
+// Bytes of a tensor of this shape, or -1 beyond kMaxTensorBytes.
+int64_t tensor_bytes(const std::vector<int64_t>& shape, int32_t dtype_bytes) {
+  unsigned __int128 bytes = static_cast<unsigned>(dtype_bytes);
+  for (int64_t d : shape) {
+    bytes *= static_cast<unsigned __int128>(d);
+    if (bytes > static_cast<unsigned __int128>(kMaxTensorBytes)) return -1;
+  }
+  return static_cast<int64_t>(bytes);
+}
+
+std::string size_text(const std::vector<int64_t>& shape, int32_t dtype_bytes) {
+  std::string text;
+  for (size_t i = 0; i < shape.size(); ++i) text += (i ? " x " : "") + std::to_string(shape[i]);
+  return text + " elements of " + std::to_string(dtype_bytes) + " bytes";
+}
 
 std::string shape_text(const std::vector<int64_t>& shape) {
   std::string text = "[";
@@ -80,9 +101,9 @@ class Reader {
   explicit Reader(const json::Document& doc) : root_(doc.root()) {}
 
   Result<ModelSpec> read() {
-    Status s =
-        root_.only_keys({"name", "description", "mesh", "training", "dtype_bytes",
-                         "optimizer_state_bytes", "zero", "cost_model", "batch", "tensors", "ops"});
+    Status s = root_.only_keys({"name", "description", "mesh", "training", "dtype_bytes",
+                                "optimizer_state_bytes", "zero", "cost_model", "batch", "sequence",
+                                "tensors", "ops", "repeat"});
     if (!s.is_ok()) return s;
     json::Errors e;
     model_.name = e.take(root_.string_or("name", "model"));
@@ -107,6 +128,8 @@ class Reader {
     if (!(s = read_ops(root_["ops"])).is_ok()) return s;
     if (!(s = read_layouts()).is_ok()) return s;
     if (!(s = read_batch()).is_ok()) return s;
+    if (!(s = read_sequence()).is_ok()) return s;
+    if (root_.has("repeat") && !(s = read_repeat(root_["repeat"])).is_ok()) return s;
     if (!(s = check_magnitudes()).is_ok()) return s;
     return std::move(model_);
   }
@@ -115,8 +138,8 @@ class Reader {
   // ---- mesh ----------------------------------------------------------------
 
   Status read_mesh(const JsonAt& mesh) {
-    Status s = mesh.only_keys(
-        {"shape", "axes", "bandwidth_GBps", "latency_us", "device_tflops", "device_memory_GB"});
+    Status s = mesh.only_keys({"shape", "axes", "bandwidth_GBps", "latency_us", "device_tflops",
+                               "device_memory_GB", "matmul_efficiency", "comm_efficiency"});
     if (!s.is_ok()) return s;
     MeshSpec& m = model_.mesh;
     const JsonAt shape = mesh["shape"];
@@ -166,7 +189,10 @@ class Reader {
       m.has_memory = true;
       m.device_memory_GB = memory.value();
     }
-    return Status::ok();
+    json::Errors e;
+    m.matmul_efficiency = e.take(mesh.number_or("matmul_efficiency", 1, 1e-6, 1));
+    m.comm_efficiency = e.take(mesh.number_or("comm_efficiency", 1, 1e-6, 1));
+    return e.status();
   }
 
   // A number for every axis, or an array with one number per axis.
@@ -225,6 +251,15 @@ class Reader {
       spec.dtype_bytes =
           static_cast<int32_t>(e.take(t.integer_or("dtype_bytes", model_.dtype_bytes, 1, 8)));
       if (!e.ok()) return e.status();
+      const int64_t bytes = tensor_bytes(spec.shape, spec.dtype_bytes);
+      if (bytes < 0) {
+        return shape.error("a tensor of at most 2^53 bytes",
+                           size_text(spec.shape, spec.dtype_bytes));
+      }
+      if ((total_bytes_ += bytes) > kMaxModelBytes) {
+        return shape.error("tensors of at most 2^56 bytes in all",
+                           std::to_string(total_bytes_) + " bytes up to here");
+      }
       if (t.has("dims")) {
         Result<std::string> dims = t["dims"].string();
         if (!dims.is_ok()) return dims.status();
@@ -253,7 +288,7 @@ class Reader {
     }
     for (size_t i = 0; i < letters.size(); ++i) {
       if (!std::isalpha(static_cast<unsigned char>(letters[i]))) {
-        return at.error("letters a-z or A-Z", "'" + std::string(1, letters[i]) + "'");
+        return at.error("letters a-z or A-Z", utf8::describe_char(letters, i));
       }
       if (letters.find(letters[i]) != i) {
         return at.error("each letter once", "'" + std::string(1, letters[i]) + "' twice");
@@ -296,8 +331,7 @@ class Reader {
     for (const std::string& sub : all) {
       for (size_t i = 0; i < sub.size(); ++i) {
         if (!std::isalpha(static_cast<unsigned char>(sub[i]))) {
-          return at.error("letters a-z or A-Z in each subscript",
-                          "'" + std::string(1, sub[i]) + "'");
+          return at.error("letters a-z or A-Z in each subscript", utf8::describe_char(sub, i));
         }
         if (sub.find(sub[i]) != i) {
           return at.error("each letter once per subscript",
@@ -354,7 +388,7 @@ class Reader {
         {"reduce", OpKind::kReduce},       {"softmax", OpKind::kSoftmax},
         {"layernorm", OpKind::kLayernorm}, {"embedding", OpKind::kEmbedding}};
     Status s = at.only_keys({"name", "inputs", "einsum", "elementwise", "reduce", "softmax",
-                             "layernorm", "embedding", "flops_per_element"});
+                             "layernorm", "embedding", "flops_per_element", "flops"});
     if (!s.is_ok()) return s;
     OpSpec op;
     Result<std::string> name = at["name"].string();
@@ -509,6 +543,24 @@ class Reader {
       if (!f.is_ok()) return f.status();
       op.flops_per_element = f.value();
     }
+    if (at.has("flops")) {
+      if (op.kind != OpKind::kEinsum) {
+        return at["flops"].error("\"flops\" on einsums only (other ops take flops_per_element)",
+                                 "it on " + std::string(kind_key));
+      }
+      Result<double> f = at["flops"].number(0, 1e30);
+      if (!f.is_ok()) return f.status();
+      op.flops = f.value();
+    }
+    const int64_t out_bytes = tensor_bytes(out_shape, model_.dtype_bytes);
+    if (out_bytes < 0) {
+      return kind_at.error("an output of at most 2^53 bytes",
+                           size_text(out_shape, model_.dtype_bytes));
+    }
+    if ((total_bytes_ += out_bytes) > kMaxModelBytes) {
+      return kind_at.error("tensors of at most 2^56 bytes in all",
+                           std::to_string(total_bytes_) + " bytes up to here");
+    }
     TensorSpec out;
     out.name = op.name;
     out.shape = std::move(out_shape);
@@ -611,7 +663,7 @@ class Reader {
   // ---- sizes and costs within int64 ----------------------------------------
 
   // The largest values the generator computes, bounded in doubles before it
-  // forms them in int64: each tensor's bytes, and a generous bound on every
+  // forms them in int64 (tensor bytes are capped as they are read): a generous bound on every
   // nanosecond the instance can charge (each op's forward and backward
   // compute on one device, and each tensor moved by up to four collectives
   // for each of its uses and its gradient, over the slowest link).
@@ -631,13 +683,6 @@ class Reader {
       double elements = 1;
       for (int64_t d : spec.shape) elements *= static_cast<double>(d);
       const double bytes = elements * spec.dtype_bytes;
-      if (bytes > kMaxTensorBytes) {
-        return tensor_at_[t].error(
-            "a tensor of at most 2^44 bytes (16 TiB)",
-            (spec.producer >= 0 ? "an output " : std::string()) + shape_text(spec.shape) + " of " +
-                scientific(elements) + " elements of " + std::to_string(spec.dtype_bytes) +
-                " bytes (" + scientific(bytes) + " bytes)");
-      }
       total_ns += 4.0 * (uses[t] + 2) * (2 * bytes / slowest + latency * 1e3);
       if (total_ns > kMaxModelNs) {
         return tensor_at_[t].error(
@@ -652,12 +697,12 @@ class Reader {
       const double flops = op_flops(op);
       total_ns += 3 * flops / (mesh.device_tflops * 1e3);
       if (total_ns > kMaxModelNs) {
-        return op_at_[i].error(
-            "a model whose costs fit 64-bit nanoseconds (at most " + scientific(kMaxModelNs) +
-                " ns of communication and compute in all)",
-            "an op of " + scientific(flops) + " floating-point operations at " +
-                scientific(mesh.device_tflops) + " TFLOP/s (about " +
-                scientific(flops / (mesh.device_tflops * 1e3)) + " ns)");
+        return op_at_[i].error("a model whose costs fit 64-bit nanoseconds (at most " +
+                                   scientific(kMaxModelNs) +
+                                   " ns of communication and compute in all)",
+                               "an op of " + scientific(flops) + " floating-point operations at " +
+                                   scientific(mesh.device_tflops) + " TFLOP/s (about " +
+                                   scientific(flops / (mesh.device_tflops * 1e3)) + " ns)");
       }
     }
     return Status::ok();
@@ -682,8 +727,128 @@ class Reader {
     return std::max(2.0, op.flops_per_element) * points;
   }
 
+  Status read_sequence() {
+    if (!root_.has("sequence")) return Status::ok();
+    Result<std::string> letter = root_["sequence"].string();
+    if (!letter.is_ok()) return letter.status();
+    bool known = false;
+    for (const TensorSpec& t : model_.tensors) {
+      known = known ||
+              (letter.value().size() == 1 && t.dims.find(letter.value()[0]) != std::string::npos);
+    }
+    if (!known) return root_["sequence"].error("a dimension letter used by the model");
+    model_.sequence = letter.value()[0];
+    return Status::ok();
+  }
+
+  // ---- the repeated block --------------------------------------------------
+
+  int32_t find_op(const std::string& name) const {
+    for (size_t i = 0; i < model_.ops.size(); ++i) {
+      if (model_.ops[i].name == name) return static_cast<int32_t>(i);
+    }
+    return -1;
+  }
+
+  Result<int32_t> op_named(const JsonAt& at) const {
+    Result<std::string> name = at.string();
+    if (!name.is_ok()) return name.status();
+    const int32_t op = find_op(name.value());
+    if (op < 0) return at.error("the name of an op");
+    return op;
+  }
+
+  std::string op_list(int32_t first, int32_t last) const {
+    return model_.ops[first].name + " .. " + model_.ops[last].name;
+  }
+
+  Status read_repeat(const JsonAt& at) {
+    Status s = at.expect(Kind::kObject);
+    if (!s.is_ok()) return s;
+    if (!(s = at.only_keys({"first", "last", "times", "input"})).is_ok()) return s;
+    RepeatSpec r;
+    Result<int32_t> first = op_named(at["first"]);
+    if (!first.is_ok()) return first.status();
+    Result<int32_t> last = op_named(at["last"]);
+    if (!last.is_ok()) return last.status();
+    r.first = first.value();
+    r.last = last.value();
+    if (r.last < r.first) {
+      return at["last"].error(
+          "an op at or after repeat.first (" + model_.ops[r.first].name + ", ops[" +
+              std::to_string(r.first) + "])",
+          quoted(model_.ops[r.last].name) + " (ops[" + std::to_string(r.last) + "])");
+    }
+    Result<int64_t> times = at["times"].integer(1, 1000000);
+    if (!times.is_ok()) return times.status();
+    r.times = times.value();
+    // The tensors the block reads from outside it that are not parameters:
+    // one is the block's input (what the previous repetition's output
+    // replaces); the others (a mask, say) every repetition shares.
+    std::vector<int32_t> outside;
+    for (int32_t i = r.first; i <= r.last; ++i) {
+      for (int32_t t : model_.ops[i].inputs) {
+        const TensorSpec& spec = model_.tensors[t];
+        const bool inside = spec.producer >= r.first && spec.producer <= r.last;
+        if (spec.parameter || inside) continue;
+        if (std::find(outside.begin(), outside.end(), t) == outside.end()) outside.push_back(t);
+      }
+    }
+    std::string names;
+    for (int32_t t : outside) names += (names.empty() ? "" : ", ") + model_.tensors[t].name;
+    if (at.has("input")) {
+      Result<std::string> name = at["input"].string();
+      if (!name.is_ok()) return name.status();
+      const int32_t t = model_.find_tensor(name.value());
+      if (t < 0 || std::find(outside.begin(), outside.end(), t) == outside.end()) {
+        return at["input"].error(
+            outside.empty() ? "a tensor the block reads from outside it (it reads none)"
+                            : "a tensor the block reads from outside it (one of " + names + ")");
+      }
+      r.input = t;
+    } else if (outside.size() == 1) {
+      r.input = outside[0];
+    } else if (outside.empty()) {
+      return at.error("a block that reads a tensor from before it (its input)",
+                      "none in " + op_list(r.first, r.last));
+    } else {
+      return at.error("\"input\": the block reads several tensors from outside it (" + names +
+                          "); name the one the previous repetition's output replaces",
+                      "no \"input\"");
+    }
+    const TensorSpec& input = model_.tensors[r.input];
+    const TensorSpec& output = model_.tensors[model_.ops[r.last].output];
+    if (output.shape != input.shape) {
+      return at["last"].error("an op whose output has the shape of the block's input " +
+                                  input.name + " " + shape_text(input.shape),
+                              output.name + " of shape " + shape_text(output.shape));
+    }
+    // After the block, only its output may be read from inside it.
+    const JsonAt ops = root_["ops"];
+    for (size_t i = static_cast<size_t>(r.last) + 1; i < model_.ops.size(); ++i) {
+      const OpSpec& op = model_.ops[i];
+      for (size_t k = 0; k < op.inputs.size(); ++k) {
+        const int32_t producer = model_.tensors[op.inputs[k]].producer;
+        if (producer >= r.first && producer < r.last) {
+          return ops[i]["inputs"][k].error(
+              "a tensor from outside the repeated block, or its output (" +
+                  model_.ops[r.last].name + ")",
+              quoted(model_.tensors[op.inputs[k]].name) + " (inside the block " +
+                  op_list(r.first, r.last) + ")");
+        }
+      }
+    }
+    // Earlier repetitions need the input's gradient.
+    if (model_.training && r.times > 1 && input.producer < 0) {
+      model_.tensors[r.input].requires_grad = true;
+    }
+    model_.repeat = r;
+    return Status::ok();
+  }
+
   JsonAt root_;
   ModelSpec model_;
+  int64_t total_bytes_ = 0;  // declared tensors and op outputs so far (each below 2^53)
   std::vector<std::pair<int32_t, JsonAt>> layouts_;
   std::vector<JsonAt> tensor_at_;  // where each tensor's size is set (its shape, or its op)
   std::vector<JsonAt> op_at_;      // each op's kind key
@@ -745,7 +910,7 @@ int32_t ModelSpec::find_tensor(std::string_view name) const {
 
 Result<ModelSpec> read_model(const std::string& source_name, std::string_view text) {
   json::Limits limits;
-  limits.max_bytes = kMaxModelBytes;
+  limits.max_bytes = kMaxModelFileBytes;
   Result<json::Document> doc = json::Document::parse(source_name, text, limits);
   if (!doc.is_ok()) return doc.status();
   return Reader(doc.value()).read();

@@ -145,6 +145,7 @@ std::string strategy_name(const GraphNode& node, const Strategy& strategy, const
   }
   if (strategy.zero > 0)
     text += (text.empty() ? "" : ",") + std::string("zero") + std::to_string(strategy.zero);
+  if (strategy.defer) text += (text.empty() ? "replicated," : ",") + std::string("defer");
   return text.empty() ? "replicated" : text;
 }
 
@@ -167,6 +168,10 @@ Result<int32_t> find_strategy(const GraphNode& node, const std::vector<Strategy>
     const std::string token = text.substr(start, comma - start);
     start = comma + 1;
     if (token == "replicated" || token == "-") continue;
+    if (token == "defer") {
+      want.defer = true;
+      continue;
+    }
     if (token.size() == 5 && token.rfind("zero", 0) == 0 && token[4] >= '0' && token[4] <= '3') {
       want.zero = static_cast<int8_t>(token[4] - '0');
       continue;
@@ -229,17 +234,36 @@ Layout output_layout(const GraphNode& node, const Strategy& strategy) {
   Layout layout = layout_of(node, strategy, node.out_letters);
   for (size_t a = 0; a < layout.size(); ++a) {
     const bool split = strategy.axis_letter[a] >= 0;
-    const bool partial_output = node.grad_of >= 0 || node.into_sum;
+    const bool partial_output = node.grad_of >= 0 || node.into_sum || strategy.defer;
     if (split && layout[a] == kReplicated && partial_output) layout[a] = kPartial;
     if (!split && node.kind == NodeKind::kParameter && strategy.zero == 3) layout[a] = kFlat;
+    // A deferred gradient sum hands on its partial terms unreduced.
+    if (strategy.defer && node.kind == NodeKind::kGradSum && (strategy.partial & (1u << a))) {
+      layout[a] = kPartial;
+    }
   }
   return layout;
 }
 
+bool reduces_partial_sums(const GraphNode& node, const Strategy& strategy, const MeshSpec& mesh) {
+  if (node.kind == NodeKind::kInput || node.kind == NodeKind::kParameter) return false;
+  for (int32_t a = 0; a < mesh.rank(); ++a) {
+    if (mesh.shape[a] <= 1) continue;
+    if (node.kind == NodeKind::kGradSum && (strategy.partial & (1u << a))) return true;
+    const int8_t l = strategy.axis_letter[a];
+    if (l < 0 || node.grad_of >= 0 || node.into_sum) continue;
+    if (node.out_letters.find(node.letters[l]) == std::string::npos) return true;
+  }
+  return false;
+}
+
 Layout operand_layout(const GraphNode& node, const Strategy& strategy, size_t operand) {
   Layout layout = layout_of(node, strategy, node.operands[operand].letters);
+  // A gradient sum takes partial terms; the shared output that leads it
+  // (whose strategy carries the same bits) reads its producer's value whole.
+  if (node.kind != NodeKind::kGradSum) return layout;
   for (size_t a = 0; a < layout.size(); ++a) {
-    if (strategy.partial & (1u << a)) layout[a] = kPartial;  // a gradient sum's partial terms
+    if (strategy.partial & (1u << a)) layout[a] = kPartial;
   }
   return layout;
 }
@@ -320,7 +344,7 @@ NodeCost node_cost(const GraphNode& node, const Strategy& strategy, const ModelS
       }
       if (letter == node.normalized) normalized.push_back(a);
     }
-    if (!contracted.empty()) {
+    if (!contracted.empty() && !strategy.defer) {
       std::string letters;
       for (int32_t a : contracted) {
         const char c = node.letters[strategy.axis_letter[a]];
@@ -333,7 +357,7 @@ NodeCost node_cost(const GraphNode& node, const Strategy& strategy, const ModelS
     for (int32_t a = 0; a < mesh.rank(); ++a) {
       if (strategy.partial & (1u << a)) summed.push_back(a);
     }
-    if (node.kind == NodeKind::kGradSum && !summed.empty()) {
+    if (node.kind == NodeKind::kGradSum && !summed.empty() && !strategy.defer) {
       cost.collectives.push_back(costs.make(CollectiveKind::kAllReduce, summed, out_bytes,
                                             "partial sums of the gradients"));
     }

@@ -25,6 +25,16 @@ struct Strategy {
   // Shared outputs (and the sum of their gradients): a bit per mesh axis over
   // which the gradient sum takes partial terms and all-reduces once.
   uint8_t partial = 0;
+  // Partial sums left to the consumers ("defer"): the node does not
+  // all-reduce what its split contracted letters (or, for a gradient sum,
+  // its partial terms) leave partial; its output stays partial there and
+  // each edge reduces it into the layout its reader needs, a reduce-scatter
+  // where the reader splits (Megatron's sequence parallelism: reduce-scatter
+  // after the row-parallel matmul, all-gather before the column-parallel
+  // one), an all-reduce otherwise. The generator offers it after the other
+  // strategies, for groups where some member would all-reduce, in models
+  // that name their sequence letter.
+  bool defer = false;
   bool operator==(const Strategy& other) const = default;
 };
 
@@ -36,7 +46,8 @@ struct Strategy {
 std::vector<Strategy> enumerate_strategies(const GraphNode& node, const ModelSpec& model);
 
 // "replicated", "f:x", "b:data,h:model", "b:x+y", "f:x,zero3", "zero2",
-// "b:data,sum:model" (a gradient sum taking partial terms over model).
+// "b:data,sum:model" (a gradient sum taking partial terms over model),
+// "f:x,defer" (partial sums left to the consumers).
 std::string strategy_name(const GraphNode& node, const Strategy& strategy, const MeshSpec& mesh);
 // Parses a name in that form (tokens in any order) into a strategy of the
 // node's list; errors name the node and list its strategies.
@@ -57,9 +68,14 @@ Layout operand_layout(const GraphNode& node, const Strategy& strategy, size_t op
 // from stage 1 on (the gradient is reduce-scattered to the optimizer shard).
 Layout gradient_layout(const GraphNode& param, const Strategy& strategy);
 
+// True when the node, under this strategy (without defer), all-reduces
+// partial sums itself: a split contracted letter, or a gradient sum's
+// partial terms. Only then does deferring change anything.
+bool reduces_partial_sums(const GraphNode& node, const Strategy& strategy, const MeshSpec& mesh);
+
 // A strategy's own cost and memory: compute (flops over the shards of its
 // work letters), the all-reduce of partial sums over contracted axes (not
-// for a parameter's gradient: its edge reduces it), the all-reduce of
+// for a parameter's gradient: its edge reduces it; not when deferred), the all-reduce of
 // row statistics when a softmax/layernorm letter is split, and for ZeRO-1/2
 // parameters the all-gather of the updated weights after the step.
 struct NodeCost {

@@ -60,14 +60,27 @@ struct GenerateOptions {
   // name (strategies.h's form). The node's other strategies get the
   // contest's forbidden cost, so the instance keeps its shape.
   std::vector<std::pair<std::string, std::string>> forces;
+  // Letters pinned to mesh axes (the plan lab: the batch on the
+  // expert-parallel axis, which is data parallelism): every op, input and
+  // parameter that has the letter splits it on that axis; nodes without it
+  // are free there, and so are shared outputs (copies in their readers' layout).
+  std::vector<std::pair<char, int32_t>> pinned_letters;
 };
 
 // One use of a node's output by another node: operand `operand` of `to`,
-// or (operand -1) the gradient flowing from `from` into parameter `to`.
+// or (operand kGradientLink) the gradient flowing from `from` into parameter
+// `to`, or between repetitions of a repeated block (model.h's RepeatSpec):
+// kCarry, the output of the block's last op (`from`) becoming the next
+// repetition's input (`to`, in the layout the block reads it), and
+// kCarryGradient, that input's gradient (`from`: the input's holder) going
+// back into the last op's layout (`to`).
+constexpr int32_t kGradientLink = -1;
+constexpr int32_t kCarry = -2;
+constexpr int32_t kCarryGradient = -3;
 struct Link {
   int32_t from = -1;
   int32_t to = -1;
-  int32_t operand = -1;
+  int32_t operand = kGradientLink;
 };
 
 // One instance edge between two instance nodes (groups), with the links
@@ -111,6 +124,14 @@ Result<Generated> generate(const ModelSpec& model, const GenerateOptions& option
 // nodes, and their total.
 int64_t link_collectives(const Generated& gen, const Link& link, int32_t from_strategy,
                          int32_t to_strategy, std::vector<Collective>* out);
+// The layout a link's source hands over under its strategy, and the one its
+// target needs (what link_collectives re-partitions between).
+Layout link_source_layout(const Generated& gen, const Link& link, int32_t from_strategy);
+Layout link_target_layout(const Generated& gen, const Link& link, int32_t to_strategy);
+// F, B or W: where a link's collectives fall in the step (graph.h's Phase):
+// a gradient into its parameter is W, a carried gradient B, otherwise the
+// phase of the node that reads.
+Phase link_phase(const Generated& gen, const Link& link);
 
 // Among plans of the same cost, the one that holds less: every node in turn
 // moves to its least-usage strategy (the first in the list among equals)

@@ -5,7 +5,9 @@
 // parallelism (a weight's output letter split, then a weight's contracted
 // letter split with an all-reduce: Shoeybi et al. 2019), expert parallelism
 // (the expert letter a weight shares with the tokens split, tokens moved by
-// all-to-all: Lepikhin et al. 2021). Anything else is "mixed".
+// all-to-all: Lepikhin et al. 2021), and Megatron's with sequence
+// parallelism (the norms and residuals split along the sequence between
+// them: Korthikanti et al. 2023). Anything else is "mixed".
 #include <algorithm>
 #include <set>
 
@@ -20,6 +22,10 @@ struct AxisFacts {
   bool batch_on_axis = false;       // some forward op splits the batch letter here
   bool other_letters = false;       // some forward op splits a non-batch letter here
   bool activation_letters = false;  // ... a letter no weight has (a sequence, say)
+  // Such letters split only in norms and elementwise ops (Megatron's sequence
+  // parallelism: the norm/residual region split along the sequence), and which.
+  bool activation_only_pointwise = true;
+  std::string pointwise_letters;
   std::vector<std::pair<char, std::vector<std::string>>> split_ops;  // letter -> ops
   bool param_used_split = false;  // a parameter split here and used split (tensor parallel)
   std::vector<std::pair<std::string, int32_t>> stages;  // parameter -> ZeRO stage here
@@ -96,7 +102,15 @@ AxisFacts facts_for(const Generated& gen, const std::vector<int32_t>& plan, int3
       continue;
     }
     f.other_letters = true;
-    if (weights.find(c) == std::string::npos) f.activation_letters = true;
+    if (weights.find(c) == std::string::npos) {
+      f.activation_letters = true;
+      const OpKind kind = gen.model.ops[gen.model.tensors[node.tensor].producer].kind;
+      if (kind == OpKind::kLayernorm || kind == OpKind::kElementwise) {
+        if (f.pointwise_letters.find(c) == std::string::npos) f.pointwise_letters += c;
+      } else {
+        f.activation_only_pointwise = false;
+      }
+    }
     for (const Operand& o : node.operands) {
       if (nodes[o.node].kind != NodeKind::kParameter) continue;
       if (o.letters.find(c) == std::string::npos) continue;
@@ -186,6 +200,13 @@ std::vector<AxisRole> name_axes(const Generated& gen, const std::vector<int32_t>
     } else if (f.expert && f.all_to_all) {
       roles.push_back({"expert_parallel", "expert parallel on '" + name +
                                               "' (experts split, tokens moved by all-to-all)"});
+    } else if (!f.batch_on_axis && !zero && f.activation_letters && f.activation_only_pointwise &&
+               f.pointwise_letters.size() == 1 && f.column > 0 && f.row > 0) {
+      roles.push_back(
+          {"megatron_sp", "Megatron tensor parallel with sequence parallelism on '" + name +
+                              "' (column- then row-parallel; norms and "
+                              "residuals split along " +
+                              f.pointwise_letters + ", reduce-scatter and all-gather)"});
     } else if (!f.batch_on_axis && !zero && !f.activation_letters && f.column + f.row > 0) {
       if (f.column > 0 && f.row > 0) {
         roles.push_back({"megatron", "Megatron tensor parallel on '" + name +

@@ -4,13 +4,16 @@
 # and bound on cores of up to 200 nodes; `shardlab eval` re-checks its plan
 # on the emitted instance) and `shardlab solve` on the emitted
 # instance with the solver's defaults; then the transformer block stacked 6
-# and 12 times (84 and 168 ops). Prints a table; never fails on time.
+# and 12 times (84 and 168 ops); then the plan lab's blocks
+# (tests/bench/plan_block_bench.cpp: every GPT layer, embedding and head of
+# Narayanan et al.'s Table 1 at tp 1-8, Llama 3 70B, Mixtral with ep), with
+# their solve times. Prints tables; never fails on time.
 # Usage: tests/bench/teach_bench.sh [TIME_LIMIT_S]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 limit="${1:-10}"
 cmake --preset native >/dev/null
-cmake --build --preset native -j 2 --target shardlab >/dev/null
+cmake --build --preset native -j 2 --target shardlab shardlab_core >/dev/null
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 printf '| model | ops | nodes | edges | strategies | cost (ns) | bound (ns) | proven | eval | teach: s to proof | solve (defaults): s to proof | textbook |\n'
@@ -55,3 +58,9 @@ print(f"| {d['model']} | {len(model['ops'])} | {d['instance']['nodes']} | {d['in
       f"{'yes' if d['proven_optimal'] else 'no'} | {evaluated} | {d['seconds']:.3f} | {solve} | {roles} |")
 PY
 done
+
+# The plan lab's blocks, built against the native core library.
+echo
+g++ -std=c++20 -O2 -I. -Ibuild/native/deps-include tests/bench/plan_block_bench.cpp \
+  build/native/libshardlab_core.a -lz -lpthread -o "$tmp/plan_block_bench"
+"$tmp/plan_block_bench"

@@ -1,9 +1,14 @@
-// The teaching cost model: alpha-beta prices of the four collectives, the
-// re-partitioning between layouts (which collective, how many bytes), group
-// collectives over two axes, the switchable presets, node costs of the
-// textbook matmul strategies, and ZeRO's per-parameter accounting.
+// The teaching and plan labs' cost model: alpha-beta prices of the four
+// collectives, hierarchical over two axes (exact nanoseconds on a 2x4 mesh
+// by hand), the efficiencies, the plan lab's entry points (collective_ns over
+// links, p2p_ns), the re-partitioning between layouts (which collective, how
+// many bytes), the switchable presets, node costs of the textbook matmul
+// strategies, and ZeRO's per-parameter accounting.
 #include <doctest/doctest.h>
 
+#include <cmath>
+
+#include "core/sharding/types.h"
 #include "core/teach/collectives.h"
 #include "core/teach/strategies.h"
 #include "teach_support.h"
@@ -39,12 +44,72 @@ TEST_CASE("teach collectives: alpha-beta prices, per axis and per group") {
   CHECK(costs.collective_ns(CollectiveKind::kAllGather, {1}, 4'000'000) == 9500);
   CHECK(costs.collective_ns(CollectiveKind::kReduceScatter, {1}, 4'000'000) == 9500);
   CHECK(costs.collective_ns(CollectiveKind::kAllToAll, {1}, 4'000'000) == 9500);
-  // A group of both axes: n = 8, the slower bandwidth and the larger latency.
-  CHECK(costs.collective_ns(CollectiveKind::kAllReduce, {0, 1}, 4'000'000) == 290000);
   CHECK(CostTable(mesh_2x4(), CostModel::kBandwidth)
             .collective_ns(CollectiveKind::kAllReduce, {1}, 4'000'000) == 15000);
   CHECK(costs.compute_ns(2e9, 8) == 2500);
   CHECK(CostTable(mesh_2x4(), CostModel::kCommunication).compute_ns(2e9, 8) == 0);
+}
+
+TEST_CASE("teach collectives: over two axes, hierarchical (fast axis first), by hand") {
+  const CostTable costs(mesh_2x4(), CostModel::kAlphaBeta);
+  // all-reduce of 4e6 bytes over data (2 at 25 GB/s, 10 us) x model (4 at 400 GB/s, 2 us):
+  // reduce-scatter on model, 3/4 * 4e6 / 400 + 2000 = 9500; all-reduce of the 1e6-byte shard on
+  // data, 2 * 1/2 * 1e6 / 25 + 10000 = 50000; all-gather on model, 9500.
+  CHECK(costs.collective_ns(CollectiveKind::kAllReduce, {0, 1}, 4'000'000) == 69000);
+  // The flat ring through all 8 devices at 25 GB/s: 2 * 7/8 * 4e6 / 25 + 10000 = 290000, 4.2x.
+  // all-gather (4e6 gathered): on data first, 1/2 * 1e6 / 25 + 10000 = 30000, then on model,
+  // 3/4 * 4e6 / 400 + 2000 = 9500. Reduce-scatter: the same two steps the other way round.
+  CHECK(costs.collective_ns(CollectiveKind::kAllGather, {0, 1}, 4'000'000) == 39500);
+  CHECK(costs.collective_ns(CollectiveKind::kReduceScatter, {0, 1}, 4'000'000) == 39500);
+  // all-to-all: an exchange inside the node (9500), then across (1/2 * 4e6 / 25 + 10000).
+  CHECK(costs.collective_ns(CollectiveKind::kAllToAll, {0, 1}, 4'000'000) == 99500);
+  // Without latencies, the all-reduce's bandwidth terms alone: 2 * 7500 + 40000.
+  CHECK(CostTable(mesh_2x4(), CostModel::kBandwidth)
+            .collective_ns(CollectiveKind::kAllReduce, {0, 1}, 4'000'000) == 55000);
+}
+
+TEST_CASE("teach collectives: the two-axis gradient all-reduce of transformer.json, old and new") {
+  // W1's gradient (1024 x 4096 x 2 bytes) all-reduced over data (2, 25 GB/s, 10 us) and model
+  // (4, 450 GB/s, 5 us). The earlier flat ring at the slowest bandwidth and largest latency:
+  // 2 * 7/8 * 8388608 / 25 + 10000 = 597,203 ns. Hierarchical: 2 * (3/4 * 8388608 / 450 + 5000)
+  // + 2 * 1/2 * 2097152 / 25 + 10000 = 37,962 + 93,886 = 131,848 ns: 4.53 times less.
+  const int64_t bytes = 1024 * 4096 * 2;
+  CHECK(collective_ns(CollectiveKind::kAllReduce, bytes, {{2, 25, 10}, {4, 450, 5}}) == 131848);
+  CHECK(std::llround(2.0 * 7 / 8 * bytes / 25 + 10000) == 597203);
+}
+
+TEST_CASE("teach collectives: the plan lab's entry points and the efficiencies") {
+  // Levels in any order (sorted by bandwidth inside); a level of one device is skipped.
+  CHECK(collective_ns(CollectiveKind::kAllReduce, 4'000'000, {{2, 25, 10}, {4, 400, 2}}) == 69000);
+  CHECK(collective_ns(CollectiveKind::kAllReduce, 4'000'000, {{4, 400, 2}, {2, 25, 10}}) == 69000);
+  CHECK(collective_ns(CollectiveKind::kAllReduce, 4'000'000, {{1, 1, 1000}, {4, 400, 2}}) == 17000);
+  CHECK(collective_ns(CollectiveKind::kAllGather, 4'000'000, {{1, 1, 1000}}) == 0);
+  CHECK(collective_ns(CollectiveKind::kAllReduce, 4'000'000, {}) == 0);
+  // Three levels: reduce-scatter 3/4 * 8e6 / 400 + 2 over 4, 1/2 * 2e6 / 100 + 5 over 2, then
+  // all-reduce of 1e6 over 2 at 25 GB/s; doubled below the top level.
+  CHECK(collective_ns(CollectiveKind::kAllReduce, 8'000'000,
+                      {{4, 400, 2}, {2, 100, 5}, {2, 25, 10}}) ==
+        2 * (15000 + 2000) + 2 * (10000 + 5000) + (40000 + 10000));
+  // Point to point: bytes / bandwidth + latency.
+  CHECK(p2p_ns(4'000'000, {1, 25, 10}) == 170000);
+  // An axis whose devices span two levels prices them hierarchically.
+  MeshSpec spread = mesh_2x4();
+  spread.shape = {8};
+  spread.axes = {"ep"};
+  spread.bandwidth_GBps = {1};
+  spread.latency_us = {1000};
+  spread.axis_levels = {{{4, 400, 2}, {2, 25, 10}}};
+  CHECK(CostTable(spread, CostModel::kAlphaBeta)
+            .collective_ns(CollectiveKind::kAllReduce, {0}, 4'000'000) == 69000);
+  // Efficiencies: half the bandwidth doubles the bandwidth term, half the FLOP/s doubles compute.
+  MeshSpec slow = mesh_2x4();
+  slow.comm_efficiency = 0.5;
+  slow.matmul_efficiency = 0.5;
+  const CostTable half(slow, CostModel::kAlphaBeta);
+  CHECK(half.collective_ns(CollectiveKind::kAllReduce, {1}, 4'000'000) == 32000);
+  CHECK(half.compute_ns(2e9, 8) == 5000);
+  // A time that does not fit in int64 is reported as forbidden, never wrapped.
+  CHECK(collective_ns(CollectiveKind::kAllReduce, int64_t{1} << 62, {{8, 1e-6, 0}}) == kForbidden);
 }
 
 TEST_CASE("teach collectives: re-partitioning names its collectives and moves the right bytes") {

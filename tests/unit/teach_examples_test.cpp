@@ -214,3 +214,45 @@ TEST_CASE("teach: the emitted contest JSON reads back as the same instance") {
 
 }  // namespace
 }  // namespace shardlab
+
+namespace shardlab {
+namespace {
+
+TEST_CASE(
+    "teach: GPT-J's parallel block, repeated 28 times, is Megatron with one backward "
+    "all-reduce per layer") {
+  const teach::ModelSpec model = test::teach_model(
+      "parallel_block.json",
+      test::read_bytes(test::source_path("examples/plan/models/parallel_block.json")));
+  CHECK(model.repeat.times == 28);
+  CHECK(model.sequence == 's');
+  const test::TeachRun run = teach_solve(model);
+  CHECK(run.bound == run.cost);
+  CHECK(run.json["axes"]["tp"]["role"] == "megatron");
+  CHECK(run.json["repeat"] == nlohmann::json{{"first", "ln"},
+                                             {"last", "r2"},
+                                             {"input", "x0"},
+                                             {"times", 28},
+                                             {"solved", "one repetition"}});
+  std::vector<std::string> block;
+  for (const auto& c : run.json["collectives"]) {
+    const std::string on = c["on"];
+    if (on == "op x0" || on.find("logits") != std::string::npos ||
+        on.find("loss") != std::string::npos) {
+      continue;  // the embedding and the head
+    }
+    block.push_back(c["kind"].get<std::string>() + " " + c["phase"].get<std::string>() + " " + on);
+  }
+  CHECK(sorted(block) == std::vector<std::string>{"all-reduce backward_input op grad.ln",
+                                                  "all-reduce forward op attn",
+                                                  "all-reduce forward op o"});
+  // The phases add up to the cost.
+  int64_t total = 0;
+  for (const auto& [phase, t] : run.json["phases"].items()) {
+    total += t["compute_ns"].get<int64_t>() + t["collectives_ns"].get<int64_t>();
+  }
+  CHECK(total == run.cost);
+}
+
+}  // namespace
+}  // namespace shardlab

@@ -28,7 +28,7 @@ TEST_CASE("teach: held-out models give the textbook answer where one exists") {
       {"transformer3_mesh2x4.json", {{"data", "data_parallel"}, {"model", "megatron"}}},
       {"moe16_mesh16.json", {{"x", "expert_parallel"}}},
       {"beyond_mlp2_b8192_mesh2x4.json", {{"data", "megatron"}, {"model", "data_parallel"}}},
-      {"beyond_mlp2_b32768_mesh2x4.json", {{"data", "data_parallel"}, {"model", "zero3"}}},
+      {"beyond_mlp2_b32768_mesh2x4.json", {{"data", "data_parallel"}, {"model", "zero_mixed"}}},
       {"beyond_transformer_b4_h16.json", {{"data", "megatron"}, {"model", "mixed"}}},
       {"beyond_gpt_tiny_mesh8.json", {{"x", "mixed"}}},
       {"beyond_classifier_mesh8.json", {{"x", "mixed"}}},

@@ -4,10 +4,12 @@
 // mistake a student makes.
 #include <doctest/doctest.h>
 
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "core/teach/graph.h"
 #include "core/teach/model.h"
+#include "core/teach/teach.h"
 
 namespace shardlab::teach {
 namespace {
@@ -119,7 +121,8 @@ TEST_CASE("teach model: mistakes are reported at the value, with path and expect
        "numbers (one per mesh axis), found an array of 2 items"},
       {"\"device_tflops\"", "\"device_tflop\"",
        "m.json:4:12 (byte 114): at mesh: expected one of the keys shape, axes, "
-       "bandwidth_GBps, latency_us, device_tflops, device_memory_GB, found the key "
+       "bandwidth_GBps, latency_us, device_tflops, device_memory_GB, matmul_efficiency, "
+       "comm_efficiency, found the key "
        "\"device_tflop\" (did you mean \"device_tflops\"?)"},
       {"\"shape\": [8]", "\"shape\": [0]",
        "m.json:3:22 (byte 40): at mesh.shape[0]: expected an integer from 1 to 65536, found "
@@ -190,6 +193,148 @@ TEST_CASE("teach model: reduce, softmax, layernorm and embedding name their dime
       "m.json:5:38 (byte 261): at ops[0].embedding: expected an embedding signature "
       "IDS,vd->IDSd (the table's rows v are looked up by the ids; each output position gets a "
       "row of d), found \"bs,vd->bsv\"");
+}
+
+}  // namespace
+}  // namespace shardlab::teach
+
+namespace shardlab::teach {
+namespace {
+
+// A block h .. y repeated 3 times, a fourth op after it, a mask m that the
+// bad cases read inside the block.
+const char* kRepeated = R"({"mesh": {"shape": [2], "bandwidth_GBps": 10, "latency_us": 1,
+    "device_tflops": 1},
+ "training": true,
+ "tensors": {"x": {"shape": [4, 8]}, "m": {"shape": [4, 16]},
+             "W1": {"shape": [8, 16], "parameter": true},
+             "W2": {"shape": [16, 8], "parameter": true}},
+ "ops": [{"name": "h", "einsum": "bd,de->be", "inputs": ["x", "W1"]},
+         {"name": "a", "elementwise": "relu", "inputs": ["h"]},
+         {"name": "y", "einsum": "be,ed->bd", "inputs": ["a", "W2"]},
+         {"name": "z", "elementwise": "relu", "inputs": ["y"]}],
+ "repeat": {"first": "h", "last": "y", "times": 3}})";
+
+std::string repeated(const std::string& from, const std::string& to) {
+  std::string text = kRepeated;
+  const size_t at = text.find(from);
+  REQUIRE(at != std::string::npos);
+  return text.replace(at, from.size(), to);
+}
+
+TEST_CASE("teach model: a block repeated n times names its first and last op") {
+  const Result<ModelSpec> read = read_model("r.json", kRepeated);
+  REQUIRE_MESSAGE(read.is_ok(), read.status().message());
+  const ModelSpec& m = read.value();
+  REQUIRE(m.repeat.present());
+  CHECK(m.repeat.first == 0);
+  CHECK(m.repeat.last == 2);
+  CHECK(m.repeat.times == 3);
+  CHECK(m.tensors[m.repeat.input].name == "x");
+  // Earlier repetitions need the gradient of the block's input.
+  CHECK(m.tensors[m.repeat.input].requires_grad);
+  const Result<Graph> graph = build_graph(m);
+  REQUIRE(graph.is_ok());
+  const GraphNode& sum = graph.value().nodes.back();
+  CHECK(sum.name == "grad.x");
+  CHECK(sum.detail == "gradient of x in its layout");
+  CHECK(sum.lead == graph.value().holder_of_tensor[m.find_tensor("x")]);
+  CHECK(sum.phase() == Phase::kInputGrad);
+  // The block's output becomes the next repetition's input: an edge between y and x carries
+  // it, and x's gradient back.
+  const Result<Generated> gen = generate(m);
+  REQUIRE(gen.is_ok());
+  std::vector<int32_t> carries;
+  for (const EdgeInfo& e : gen.value().edges) {
+    for (const Link& link : e.links) {
+      if (link.operand == kCarry || link.operand == kCarryGradient) carries.push_back(link.operand);
+    }
+  }
+  CHECK(carries == std::vector<int32_t>{kCarry, kCarryGradient});
+  const nlohmann::json side = nlohmann::json::parse(sidecar_json(gen.value()));
+  bool named = false;
+  for (const auto& e : side["edges"]) {
+    for (const auto& c : e["carries"]) named = named || c == "y -> x (next repetition)";
+  }
+  CHECK(named);
+  // One repetition needs no carry, and its input no gradient.
+  const Result<ModelSpec> once = read_model("r.json", repeated("\"times\": 3", "\"times\": 1"));
+  REQUIRE(once.is_ok());
+  CHECK_FALSE(once.value().tensors[once.value().repeat.input].requires_grad);
+}
+
+TEST_CASE("teach model: mistakes in the repeated block, sequence letter and flops") {
+  struct Mistake {
+    const char* from;
+    const char* to;
+    const char* message;
+  };
+  const Mistake mistakes[] = {
+      {"\"first\": \"h\"", "\"first\": \"q\"",
+       "m.json:11:22 (byte 576): at repeat.first: expected the name of an op, found the string "
+       "\"q\""},
+      {"\"first\": \"h\", \"last\": \"y\"", "\"first\": \"y\", \"last\": \"h\"",
+       "m.json:11:35 (byte 589): at repeat.last: expected an op at or after repeat.first (y, "
+       "ops[2]), found \"h\" (ops[0])"},
+      {"\"times\": 3", "\"times\": 0",
+       "m.json:11:49 (byte 603): at repeat.times: expected an integer from 1 to 1000000, found the "
+       "number 0"},
+      {"\"times\": 3", "\"time\": 3",
+       "m.json:11:40 (byte 594): at repeat: expected one of the keys first, last, times, input, "
+       "found the key \"time\" (did you mean \"times\"?)"},
+      {"\"last\": \"y\"", "\"last\": \"a\"",
+       "m.json:11:35 (byte 589): at repeat.last: expected an op whose output has the shape of the "
+       "block's input x [4, 8], found a of shape [4, 16]"},
+      {"\"inputs\": [\"y\"]", "\"inputs\": [\"a\"]",
+       "m.json:10:58 (byte 547): at ops[3].inputs[0]: expected a tensor from outside the repeated "
+       "block, or its output (y), found \"a\" (inside the block h .. y)"},
+      {"\"elementwise\": \"relu\", \"inputs\": [\"h\"]",
+       "\"elementwise\": \"mul\", \"inputs\": [\"h\", \"m\"]",
+       "m.json:11:12 (byte 570): at repeat: expected \"input\": the block reads several tensors "
+       "from outside it (x, m); name the one the previous repetition's output replaces, found no "
+       "\"input\""},
+      {"\"times\": 3", "\"times\": 3, \"input\": \"W1\"",
+       "m.json:11:61 (byte 615): at repeat.input: expected a tensor the block reads from outside "
+       "it (one of x), found the string \"W1\""},
+      {"\"elementwise\": \"relu\", \"inputs\": [\"h\"]",
+       "\"elementwise\": \"relu\", \"flops\": 5, \"inputs\": [\"h\"]",
+       "m.json:8:56 (byte 411): at ops[1].flops: expected \"flops\" on einsums only (other ops "
+       "take flops_per_element), found it on elementwise"},
+      {"\"x\": {\"shape\": [4, 8]}", "\"x\": {\"shape\": [1099511627776, 8192]}",
+       "m.json:4:29 (byte 135): at tensors.x.shape: expected a tensor of at most 2^53 bytes, found "
+       "1099511627776 x 8192 elements of 2 bytes"},
+      {"\"training\": true", "\"training\": true, \"sequence\": \"q\"",
+       "m.json:3:32 (byte 119): at sequence: expected a dimension letter used by the model, found "
+       "the string \"q\""},
+  };
+  for (const Mistake& m : mistakes) {
+    CAPTURE(m.to);
+    CHECK(error_of(repeated(m.from, m.to)) == m.message);
+  }
+  // Sixteen outputs of 2^52 bytes each pass one by one, the seventeenth takes the model
+  // beyond 2^56 bytes in all (so that 16 bytes per parameter and peak sums fit in int64).
+  std::string chain = R"({"mesh": {"shape": [2], "bandwidth_GBps": 1, "latency_us": 1,
+      "device_tflops": 1}, "tensors": {"x": {"shape": [33554432, 67108864], "dims": "bd"}},
+      "ops": [)";
+  for (int i = 0; i < 17; ++i) {
+    chain += (i ? ", " : "") + std::string("{\"name\": \"y") + std::to_string(i) +
+             "\", \"elementwise\": \"relu\", \"inputs\": [\"" +
+             (i ? "y" + std::to_string(i - 1) : std::string("x")) + "\"]}";
+  }
+  chain += "]}";
+  CHECK(error_of(chain).find("at ops[15].elementwise: expected tensors of at most 2^56 bytes "
+                             "in all, found 76561193665298432 bytes up to here") !=
+        std::string::npos);
+  // "flops" on an einsum overrides its work, for the forward and for each input gradient.
+  const Result<ModelSpec> read = read_model(
+      "r.json", repeated("\"einsum\": \"bd,de->be\"", "\"einsum\": \"bd,de->be\", \"flops\": 64"));
+  REQUIRE(read.is_ok());
+  const Result<Graph> graph = build_graph(read.value());
+  REQUIRE(graph.is_ok());
+  for (const GraphNode& node : graph.value().nodes) {
+    if (node.op == "h" && node.kind != NodeKind::kGradSum)
+      CHECK_MESSAGE(node.flops == 64, node.name);
+  }
 }
 
 }  // namespace
