@@ -1,24 +1,82 @@
 // The JSON document reader behind core/json_doc.h: a recursive-descent parser
-// (RFC 8259, nothing more lenient) that records offsets and keeps the JSON
-// path of the value being read, so each syntax error names where it is.
+// (RFC 8259, nothing more lenient) run twice over the text. The first pass
+// checks everything (syntax, UTF-8, limits, duplicate keys), keeping the
+// JSON path of the value being read so that each error names where it is,
+// and counts every container's children; the second fills one array of
+// 20-byte nodes, sized exactly, in which each container's children sit side
+// by side (an object's as key, value pairs), so items are found by index.
 #include "core/json_doc.h"
 
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
+#include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <limits>
+#include <unordered_set>
+
+#include "core/utf8.h"
 
 namespace shardlab::json {
+
+struct Document::Data {
+  struct Node {
+    uint32_t offset = 0;      // first byte
+    uint32_t end_offset = 0;  // last byte
+    uint32_t a = 0;           // container: first child; string: first byte (text or arena)
+    uint32_t b = 0;           // container: items or members; string: length
+    uint8_t kind = 0;         // Kind
+    uint8_t flags = 0;        // kTrue, kIntegral, kInArena
+  };
+  // Numbers keep their value in (a, b): an int64 when integral, else a double.
+  static constexpr uint8_t kTrue = 1, kIntegral = 2, kInArena = 4;
+
+  std::string source;
+  std::string text;   // the document; strings without escapes point into it
+  std::string arena;  // the unescaped strings that had escapes
+  std::vector<uint32_t> line_starts;
+  std::vector<Node> nodes;  // nodes[0] is the root
+
+  std::string_view string_at(const Node& n) const {
+    return std::string_view(n.flags & kInArena ? arena : text).substr(n.a, n.b);
+  }
+  static int64_t integer_at(const Node& n) {
+    const uint64_t bits = (uint64_t{n.b} << 32) | n.a;
+    return static_cast<int64_t>(bits);
+  }
+  static double number_at(const Node& n) {
+    if (n.flags & kIntegral) return static_cast<double>(integer_at(n));
+    const uint64_t bits = (uint64_t{n.b} << 32) | n.a;
+    double value = 0;
+    std::memcpy(&value, &bits, sizeof value);
+    return value;
+  }
+};
+
 namespace {
 
-std::string quote(std::string_view text, size_t limit = 40) {
-  std::string out = "\"";
-  out.append(text.substr(0, limit));
-  if (text.size() > limit) out += "...";
-  return out + "\"";
+using Node = Document::Data::Node;
+using Data = Document::Data;
+
+using utf8::hex_byte;
+
+// "FILE:LINE:COL (byte B)"; line_starts holds the offset of every line's start.
+std::string locate(const Data& data, int64_t offset) {
+  const auto& starts = data.line_starts;
+  const auto line = std::upper_bound(starts.begin(), starts.end(), static_cast<uint64_t>(offset));
+  const int64_t index = std::max<int64_t>(1, line - starts.begin());
+  const int64_t column = std::max<int64_t>(1, offset - starts[index - 1] + 1);
+  return data.source + ":" + std::to_string(index) + ":" + std::to_string(column) + " (byte " +
+         std::to_string(offset) + ")";
+}
+
+Status located_error(const std::string& where, const std::string& path, const std::string& expected,
+                     const std::string& found) {
+  std::string message = where + ": ";
+  if (!path.empty()) message += "at " + path + ": ";
+  message += "expected " + expected + ", found " + found;
+  return Status(StatusCode::kInvalidInput, message);
 }
 
 std::string number_text(double value) {
@@ -27,8 +85,9 @@ std::string number_text(double value) {
   return buffer;
 }
 
-// Levenshtein distance, for "did you mean" on unknown keys.
+// Levenshtein distance, for "did you mean" on unknown keys (short keys only).
 size_t edit_distance(std::string_view a, std::string_view b) {
+  if (a.size() > 64 || b.size() > 64) return a == b ? 0 : 64;
   std::vector<size_t> row(b.size() + 1);
   for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
   for (size_t i = 1; i <= a.size(); ++i) {
@@ -43,45 +102,88 @@ size_t edit_distance(std::string_view a, std::string_view b) {
   return row[b.size()];
 }
 
-// "FILE:LINE:COL (byte B)"; line_starts holds the offset of every line's start.
-std::string locate(const std::string& source, const std::vector<int64_t>& line_starts,
-                   int64_t offset) {
-  const auto line = std::upper_bound(line_starts.begin(), line_starts.end(), offset);
-  const int64_t line_index = line - line_starts.begin();
-  return source + ":" + std::to_string(line_index) + ":" +
-         std::to_string(offset - line_starts[line_index - 1] + 1) + " (byte " +
-         std::to_string(offset) + ")";
-}
+// The keys of one open object, for the duplicate check: a short list, then
+// a hash set once the object grows (a linear scan per key would make an
+// object of a million keys quadratic).
+class KeySet {
+ public:
+  void clear() {
+    small_.clear();
+    big_.clear();
+  }
+  bool insert(const std::string& key) {
+    if (big_.empty()) {
+      if (std::find(small_.begin(), small_.end(), key) != small_.end()) return false;
+      small_.push_back(key);
+      if (small_.size() > 16) {
+        big_.insert(small_.begin(), small_.end());
+        small_.clear();
+      }
+      return true;
+    }
+    return big_.insert(key).second;
+  }
 
-Status located_error(const std::string& where, const std::string& path, const std::string& expected,
-                     const std::string& found) {
-  std::string message = where + ": ";
-  if (!path.empty()) message += "at " + path + ": ";
-  message += "expected " + expected + ", found " + found;
-  return Status(StatusCode::kInvalidInput, message);
-}
+ private:
+  std::vector<std::string> small_;
+  std::unordered_set<std::string> big_;
+};
 
 class Parser {
  public:
-  Parser(const std::string& source, std::string_view text, const std::vector<int64_t>& lines)
-      : source_(source), text_(text), lines_(lines) {}
+  Parser(Data* data, const Limits& limits) : d_(*data), text_(data->text), limits_(limits) {}
 
-  Status parse(Value* root) {
+  // Pass 1: everything checked, children counted.
+  Status check(size_t start) {
+    build_ = false;
+    at_ = start;
     skip_space();
-    Status status = value(root, "", 0);
+    Status status = value(0, 0);
     if (!status.is_ok()) return status;
     skip_space();
     if (at_ < text_.size()) {
-      return fail(at_, "", "end of input after the top-level value", found_here());
+      return fail(at_, "end of input after the top-level value", found_here());
+    }
+    return Status::ok();
+  }
+
+  // Pass 2: the tree, into arrays of the sizes pass 1 counted.
+  Status build(size_t start) {
+    build_ = true;
+    at_ = start;
+    d_.nodes.resize(node_count_);
+    d_.arena.reserve(arena_bytes_);
+    next_node_ = 1;
+    next_container_ = 0;
+    skip_space();
+    Status status = value(0, 0);
+    if (!status.is_ok() || next_node_ != node_count_ || next_container_ != counts_.size()) {
+      return Status(StatusCode::kInternal, d_.source + ": the JSON reader's passes disagree");
     }
     return Status::ok();
   }
 
  private:
-  Status fail(size_t offset, const std::string& path, const std::string& expected,
-              const std::string& found) const {
-    return located_error(locate(source_, lines_, static_cast<int64_t>(offset)), path, expected,
-                         found);
+  struct Segment {
+    int64_t index = -1;  // an array item, or -1 for an object member
+    std::string key;
+  };
+
+  std::string path() const {
+    std::string out;
+    for (const Segment& s : path_) {
+      if (s.index >= 0) {
+        out += "[" + std::to_string(s.index) + "]";
+      } else {
+        const std::string key = quote(s.key, 40);
+        out += (out.empty() ? "" : ".") + key.substr(1, key.size() - 2);
+      }
+    }
+    return out;
+  }
+
+  Status fail(size_t offset, const std::string& expected, const std::string& found) const {
+    return located_error(locate(d_, static_cast<int64_t>(offset)), path(), expected, found);
   }
 
   // What stands at the cursor, for "found ...": a token, a character or the end.
@@ -90,6 +192,9 @@ class Parser {
       return text_.empty() ? "end of input (the file is empty)"
                            : "end of input (the file is truncated)";
     }
+    const unsigned char c = static_cast<unsigned char>(text_[at_]);
+    if (c >= 0x80) return utf8::describe_char(text_, at_);
+    if (c < 0x20 || c == 0x7f) return "the byte " + hex_byte(c);
     size_t end = at_;
     while (end < text_.size() && end - at_ < 20 &&
            (std::isalnum(static_cast<unsigned char>(text_[end])) || text_[end] == '_' ||
@@ -97,12 +202,6 @@ class Parser {
       ++end;
     }
     if (end == at_) end = at_ + 1;
-    const unsigned char c = static_cast<unsigned char>(text_[at_]);
-    if (c < 0x20) {
-      char buffer[16];
-      std::snprintf(buffer, sizeof buffer, "byte 0x%02x", c);
-      return buffer;
-    }
     return "'" + std::string(text_.substr(at_, end - at_)) + "'";
   }
 
@@ -121,107 +220,200 @@ class Parser {
     return true;
   }
 
-  Status value(Value* out, const std::string& path, int depth) {
-    out->offset = static_cast<int64_t>(at_);
-    if (at_ >= text_.size()) return fail(at_, path, "a value", found_here());
+  Status value(uint32_t slot, int depth) {
+    if (!build_) ++node_count_;
+    Node* out = build_ ? &d_.nodes[slot] : nullptr;
+    if (out) out->offset = static_cast<uint32_t>(at_);
+    if (at_ >= text_.size()) return fail(at_, "a value", found_here());
     const char c = text_[at_];
     if (c == '{' || c == '[') {
-      if (depth >= Document::kMaxDepth) {
-        return fail(at_, path,
-                    "at most " + std::to_string(Document::kMaxDepth) + " levels of nesting",
+      if (depth >= limits_.max_depth) {
+        return fail(at_, "at most " + std::to_string(limits_.max_depth) + " levels of nesting",
                     "a deeper value");
       }
-      return c == '{' ? object(out, path, depth) : array(out, path, depth);
+      return c == '{' ? object(slot, depth) : array(slot, depth);
     }
     if (c == '"') {
-      out->kind = Kind::kString;
-      return string(&out->text, path);
+      size_t begin = 0, end = 0;
+      bool escaped = false;
+      Status status = scan_string(&begin, &end, &escaped);
+      if (!status.is_ok()) return status;
+      if (!out) {
+        if (escaped) arena_bytes_ += end - begin;
+        return status;
+      }
+      out->kind = static_cast<uint8_t>(Kind::kString);
+      set_string(out, begin, end, escaped);
+      out->end_offset = static_cast<uint32_t>(at_ - 1);
+      return Status::ok();
     }
-    if (c == '-' || (c >= '0' && c <= '9')) return number(out, path);
-    if (literal("true") || literal("false")) {
-      out->kind = Kind::kBool;
-      out->boolean = c == 't';
-    } else if (literal("null")) {
-      out->kind = Kind::kNull;
-    } else {
-      return fail(at_, path, "a value", found_here());
+    if (c == '-' || (c >= '0' && c <= '9')) return number(out);
+    Kind kind = Kind::kNull;
+    bool truth = false;
+    if (literal("true")) {
+      kind = Kind::kBool;
+      truth = true;
+    } else if (literal("false")) {
+      kind = Kind::kBool;
+    } else if (!literal("null")) {
+      return fail(at_, "a value", found_here());
     }
-    out->end_offset = static_cast<int64_t>(at_) - 1;
+    if (out) {
+      out->kind = static_cast<uint8_t>(kind);
+      out->flags = truth ? Data::kTrue : 0;
+      out->end_offset = static_cast<uint32_t>(at_ - 1);
+    }
     return Status::ok();
   }
 
-  Status object(Value* out, const std::string& path, int depth) {
-    out->kind = Kind::kObject;
+  // The children's block: pass 1 counts, pass 2 takes the block it counted.
+  uint32_t open_container(uint32_t* count) {
+    if (!build_) {
+      counts_.push_back(0);
+      return static_cast<uint32_t>(counts_.size() - 1);
+    }
+    *count = counts_[next_container_++];
+    return 0;
+  }
+
+  Status too_many(const char* what) const {
+    return fail(at_, "at most " + std::to_string(limits_.max_items) + " " + what, "more");
+  }
+
+  Status object(uint32_t slot, int depth) {
+    uint32_t members = 0;
+    const uint32_t ordinal = open_container(&members);
+    uint32_t first = 0;
+    if (build_) {
+      first = static_cast<uint32_t>(next_node_);
+      next_node_ += 2 * size_t{members};
+      Node& n = d_.nodes[slot];
+      n.kind = static_cast<uint8_t>(Kind::kObject);
+      n.a = first;
+      n.b = members;
+    } else {
+      if (keys_.size() <= static_cast<size_t>(depth)) keys_.resize(depth + 1);
+      keys_[depth].clear();
+    }
     ++at_;
     skip_space();
-    if (at_ < text_.size() && text_[at_] == '}') {
-      out->end_offset = static_cast<int64_t>(at_++);
-      return Status::ok();
-    }
+    uint32_t count = 0;
+    if (at_ < text_.size() && text_[at_] == '}') return close(slot, ordinal, count);
     while (true) {
       skip_space();
       if (at_ >= text_.size() || text_[at_] != '"') {
-        return fail(at_, path, out->members.empty() ? "a key string or '}'" : "a key string",
-                    found_here());
+        return fail(at_, count == 0 ? "a key string or '}'" : "a key string", found_here());
       }
+      if (!build_ && count >= limits_.max_items) return too_many("members in an object");
       const size_t key_at = at_;
-      std::string key;
-      Status status = string(&key, path);
+      size_t begin = 0, end = 0;
+      bool escaped = false;
+      Status status = scan_string(&begin, &end, &escaped);
       if (!status.is_ok()) return status;
-      for (const auto& member : out->members) {
-        if (member.first == key) {
-          return fail(key_at, path, "each key once", quote(key) + " a second time");
+      std::string key;
+      if (build_) {
+        Node& k = d_.nodes[first + 2 * count];
+        k.kind = static_cast<uint8_t>(Kind::kString);
+        k.offset = static_cast<uint32_t>(key_at);
+        k.end_offset = static_cast<uint32_t>(at_ - 1);
+        set_string(&k, begin, end, escaped);
+      } else {
+        ++node_count_;
+        if (escaped) arena_bytes_ += end - begin;
+        key = unescaped(begin, end, escaped);
+        if (!keys_[depth].insert(key)) {
+          return fail(key_at, "each key once", quote(key) + " a second time");
         }
       }
       skip_space();
       if (at_ >= text_.size() || text_[at_] != ':') {
-        return fail(at_, path, "':' after the key " + quote(key), found_here());
+        return fail(at_, "':' after the key " + quote(build_ ? std::string() : key), found_here());
       }
       ++at_;
       skip_space();
-      const std::string child = path.empty() ? key : path + "." + key;
-      out->members.emplace_back(std::move(key), Value());
-      out->key_offsets.push_back(static_cast<int64_t>(key_at));
-      status = value(&out->members.back().second, child, depth + 1);
+      if (!build_) path_.push_back({-1, std::move(key)});
+      status = value(first + 2 * count + 1, depth + 1);
       if (!status.is_ok()) return status;
+      if (!build_) path_.pop_back();
+      ++count;
       skip_space();
       if (at_ < text_.size() && text_[at_] == ',') {
         ++at_;
         continue;
       }
-      if (at_ < text_.size() && text_[at_] == '}') {
-        out->end_offset = static_cast<int64_t>(at_++);
-        return Status::ok();
-      }
-      return fail(at_, path, "',' or '}'", found_here());
+      if (at_ < text_.size() && text_[at_] == '}') return close(slot, ordinal, count);
+      return fail(at_, "',' or '}'", found_here());
     }
   }
 
-  Status array(Value* out, const std::string& path, int depth) {
-    out->kind = Kind::kArray;
+  Status array(uint32_t slot, int depth) {
+    uint32_t items = 0;
+    const uint32_t ordinal = open_container(&items);
+    uint32_t first = 0;
+    if (build_) {
+      first = static_cast<uint32_t>(next_node_);
+      next_node_ += items;
+      Node& n = d_.nodes[slot];
+      n.kind = static_cast<uint8_t>(Kind::kArray);
+      n.a = first;
+      n.b = items;
+    }
     ++at_;
     skip_space();
-    if (at_ < text_.size() && text_[at_] == ']') {
-      out->end_offset = static_cast<int64_t>(at_++);
-      return Status::ok();
-    }
+    uint32_t count = 0;
+    if (at_ < text_.size() && text_[at_] == ']') return close(slot, ordinal, count);
+    if (!build_) path_.push_back({0, {}});
     while (true) {
       skip_space();
-      const std::string child = path + "[" + std::to_string(out->items.size()) + "]";
-      out->items.emplace_back();
-      Status status = value(&out->items.back(), child, depth + 1);
+      if (!build_) {
+        if (count >= limits_.max_items) {
+          path_.pop_back();
+          return too_many("items in an array");
+        }
+        path_.back().index = count;
+      }
+      Status status = value(first + count, depth + 1);
       if (!status.is_ok()) return status;
+      ++count;
       skip_space();
       if (at_ < text_.size() && text_[at_] == ',') {
         ++at_;
         continue;
       }
-      if (at_ < text_.size() && text_[at_] == ']') {
-        out->end_offset = static_cast<int64_t>(at_++);
-        return Status::ok();
-      }
-      return fail(at_, path, "',' or ']'", found_here());
+      if (!build_) path_.pop_back();
+      if (at_ < text_.size() && text_[at_] == ']') return close(slot, ordinal, count);
+      return fail(at_, "',' or ']'", found_here());
     }
+  }
+
+  Status close(uint32_t slot, uint32_t ordinal, uint32_t count) {
+    if (build_) {
+      d_.nodes[slot].end_offset = static_cast<uint32_t>(at_);
+    } else {
+      counts_[ordinal] = count;
+    }
+    ++at_;
+    return Status::ok();
+  }
+
+  void set_string(Node* n, size_t begin, size_t end, bool escaped) {
+    if (!escaped) {
+      n->a = static_cast<uint32_t>(begin);
+      n->b = static_cast<uint32_t>(end - begin);
+      return;
+    }
+    const size_t from = d_.arena.size();
+    unescape(text_.substr(begin, end - begin), &d_.arena);
+    n->flags = Data::kInArena;
+    n->a = static_cast<uint32_t>(from);
+    n->b = static_cast<uint32_t>(d_.arena.size() - from);
+  }
+
+  std::string unescaped(size_t begin, size_t end, bool escaped) const {
+    if (!escaped) return std::string(text_.substr(begin, end - begin));
+    std::string out;
+    unescape(text_.substr(begin, end - begin), &out);
+    return out;
   }
 
   static void append_utf8(std::string* out, uint32_t code) {
@@ -242,11 +434,11 @@ class Parser {
     }
   }
 
-  bool hex4(uint32_t* code) {
-    if (at_ + 4 > text_.size()) return false;
+  static bool hex4(std::string_view text, size_t at, uint32_t* code) {
+    if (at + 4 > text.size()) return false;
     uint32_t value = 0;
     for (int i = 0; i < 4; ++i) {
-      const char c = text_[at_ + i];
+      const char c = text[at + i];
       value <<= 4;
       if (c >= '0' && c <= '9') {
         value |= c - '0';
@@ -258,79 +450,101 @@ class Parser {
         return false;
       }
     }
-    at_ += 4;
     *code = value;
     return true;
   }
 
-  Status string(std::string* out, const std::string& path) {
+  // The content of a string that scan_string() accepted, escapes resolved.
+  static void unescape(std::string_view raw, std::string* out) {
+    for (size_t i = 0; i < raw.size(); ++i) {
+      if (raw[i] != '\\') {
+        out->push_back(raw[i]);
+        continue;
+      }
+      const char e = raw[++i];
+      static constexpr std::string_view kFrom = "\"\\/bfnrt", kTo = "\"\\/\b\f\n\r\t";
+      if (e != 'u') {
+        out->push_back(kTo[kFrom.find(e)]);
+        continue;
+      }
+      uint32_t code = 0;
+      hex4(raw, i + 1, &code);
+      i += 4;
+      if (code >= 0xd800 && code < 0xdc00) {
+        uint32_t low = 0;
+        hex4(raw, i + 3, &low);
+        i += 6;
+        code = 0x10000 + ((code - 0xd800) << 10) + (low - 0xdc00);
+      }
+      append_utf8(out, code);
+    }
+  }
+
+  // Checks a string from its opening quote to its closing one (left behind
+  // the cursor): UTF-8, no raw control characters, valid escapes and
+  // surrogate pairs. [*begin, *end) is its raw content.
+  Status scan_string(size_t* begin, size_t* end, bool* escaped) {
     ++at_;  // the opening quote
+    *begin = at_;
     while (true) {
-      if (at_ >= text_.size()) return fail(at_, path, "'\"' to end the string", found_here());
-      const char c = text_[at_];
+      if (at_ >= text_.size()) return fail(at_, "'\"' to end the string", found_here());
+      const unsigned char c = static_cast<unsigned char>(text_[at_]);
       if (c == '"') {
-        ++at_;
+        *end = at_++;
         return Status::ok();
       }
-      if (static_cast<unsigned char>(c) < 0x20) {
-        return fail(at_, path, "'\"' or a character of the string", found_here());
+      if (c < 0x20) {
+        const char* what = c == '\t'   ? " (a raw tab: write \\t)"
+                           : c == '\n' ? " (a line break inside a string: write \\n)"
+                           : c == '\r' ? " (a raw carriage return: write \\r)"
+                                       : "";
+        return fail(at_, "'\"' or a character of the string", "the byte " + hex_byte(c) + what);
+      }
+      if (c >= 0x80) {
+        std::string why;
+        const size_t length = utf8::char_length(text_, at_, &why);
+        if (length == 0) return fail(at_, "UTF-8 text (save the file as UTF-8)", why);
+        at_ += length;
+        continue;
       }
       if (c != '\\') {
-        out->push_back(c);
         ++at_;
         continue;
       }
+      *escaped = true;
       const size_t escape_at = at_;
-      ++at_;
-      const char e = at_ < text_.size() ? text_[at_] : '\0';
-      ++at_;
-      switch (e) {
-        case '"':
-          out->push_back('"');
-          break;
-        case '\\':
-          out->push_back('\\');
-          break;
-        case '/':
-          out->push_back('/');
-          break;
-        case 'b':
-          out->push_back('\b');
-          break;
-        case 'f':
-          out->push_back('\f');
-          break;
-        case 'n':
-          out->push_back('\n');
-          break;
-        case 'r':
-          out->push_back('\r');
-          break;
-        case 't':
-          out->push_back('\t');
-          break;
-        case 'u': {
-          uint32_t code = 0;
-          if (!hex4(&code)) return fail(escape_at, path, "four hex digits after \\u", "'\\u'");
-          if (code >= 0xd800 && code < 0xdc00) {
-            uint32_t low = 0;
-            if (text_.substr(at_, 2) != "\\u" || (at_ += 2, !hex4(&low)) || low < 0xdc00 ||
-                low >= 0xe000) {
-              return fail(escape_at, path, "a low surrogate after a high one", "a lone \\u escape");
-            }
-            code = 0x10000 + ((code - 0xd800) << 10) + (low - 0xdc00);
-          }
-          append_utf8(out, code);
-          break;
+      const char e = at_ + 1 < text_.size() ? text_[at_ + 1] : '\0';
+      at_ += 2;
+      if (e == 'u') {
+        uint32_t code = 0;
+        if (!hex4(text_, at_, &code)) return fail(escape_at, "four hex digits after \\u", "'\\u'");
+        at_ += 4;
+        if (code >= 0xdc00 && code < 0xe000) {
+          return fail(
+              escape_at, "a \\u escape of a character (a low surrogate follows a high one)",
+              "the lone low surrogate '\\u" + std::string(text_.substr(escape_at + 2, 4)) + "'");
         }
-        default:
-          return fail(escape_at, path, "an escape sequence",
-                      "'\\" + std::string(e ? 1 : 0, e) + "'");
+        if (code >= 0xd800 && code < 0xdc00) {
+          uint32_t low = 0;
+          if (text_.substr(at_, 2) != "\\u" || !hex4(text_, at_ + 2, &low) || low < 0xdc00 ||
+              low >= 0xe000) {
+            return fail(
+                escape_at, "a low surrogate after a high one",
+                "a lone \\u escape '\\u" + std::string(text_.substr(escape_at + 2, 4)) + "'");
+          }
+          at_ += 6;
+        }
+        continue;
+      }
+      if (std::string_view("\"\\/bfnrt").find(e) == std::string_view::npos || e == '\0') {
+        std::string shown = "'\\";
+        if (e >= 0x20 && e < 0x7f) shown.push_back(e);
+        return fail(escape_at, "an escape sequence", shown + "'");
       }
     }
   }
 
-  Status number(Value* out, const std::string& path) {
+  Status number(Node* out) {
     const size_t start = at_;
     auto digits = [&] {
       const size_t from = at_;
@@ -356,38 +570,66 @@ class Parser {
     }
     if (!ok) {
       at_ = start;
-      return fail(start, path, "a number", found_here());
+      return fail(start, "a number", found_here());
     }
-    out->kind = Kind::kNumber;
-    out->text = std::string(text_.substr(start, at_ - start));
-    out->end_offset = static_cast<int64_t>(at_) - 1;
+    const std::string_view literal = text_.substr(start, at_ - start);
+    const auto shown = [&] {
+      const std::string quoted = quote(literal, 40);
+      return "the number " + quoted.substr(1, quoted.size() - 2);
+    };
     if (int_digits > 1 && text_[int_start] == '0') {
-      return fail(start, path, "a number",
-                  "the number " + out->text + " (JSON forbids leading zeros)");
+      return fail(start, "a number", shown() + " (JSON forbids leading zeros)");
     }
-    out->number = std::strtod(out->text.c_str(), nullptr);
-    if (!std::isfinite(out->number)) {
-      return fail(start, path, "a number within the range of a double", "the number " + out->text);
-    }
+    int64_t integer = 0;
+    bool integral = false;
     if (!fraction && !exponent) {
-      errno = 0;
-      char* end = nullptr;
-      const long long value = std::strtoll(out->text.c_str(), &end, 10);
-      if (errno == 0) {
-        out->integral = true;
-        out->integer = value;
+      const auto [end, error] =
+          std::from_chars(literal.data(), literal.data() + literal.size(), integer);
+      integral = error == std::errc() && end == literal.data() + literal.size();
+    }
+    double number = static_cast<double>(integer);
+    if (!integral) {
+      number = std::strtod(std::string(literal).c_str(), nullptr);
+      if (!std::isfinite(number)) {
+        return fail(start, "a number within the range of a double", shown());
       }
+    }
+    if (out) {
+      out->kind = static_cast<uint8_t>(Kind::kNumber);
+      out->end_offset = static_cast<uint32_t>(at_ - 1);
+      uint64_t bits = 0;
+      if (integral) {
+        out->flags = Data::kIntegral;
+        bits = static_cast<uint64_t>(integer);
+      } else {
+        std::memcpy(&bits, &number, sizeof bits);
+      }
+      out->a = static_cast<uint32_t>(bits);
+      out->b = static_cast<uint32_t>(bits >> 32);
     }
     return Status::ok();
   }
 
-  const std::string& source_;
+  Data& d_;
   std::string_view text_;
-  const std::vector<int64_t>& lines_;
+  const Limits& limits_;
+  bool build_ = false;
   size_t at_ = 0;
+  // Pass 1's counts for pass 2.
+  std::vector<uint32_t> counts_;  // children of each container, in the order they open
+  size_t node_count_ = 0;
+  size_t arena_bytes_ = 0;
+  // Pass 1's state for errors and duplicate keys.
+  std::vector<Segment> path_;
+  std::vector<KeySet> keys_;  // per depth, the keys of the open object
+  // Pass 2's cursors.
+  size_t next_node_ = 0;
+  size_t next_container_ = 0;
 };
 
 }  // namespace
+
+std::string quote(std::string_view text, size_t limit) { return utf8::quote(text, limit); }
 
 std::string describe(const Value& value) {
   switch (value.kind) {
@@ -395,108 +637,225 @@ std::string describe(const Value& value) {
       return "null";
     case Kind::kBool:
       return value.boolean ? "true" : "false";
-    case Kind::kNumber:
-      return "the number " + value.text;
+    case Kind::kNumber: {
+      const std::string shown = quote(value.text, 40);
+      return "the number " + shown.substr(1, shown.size() - 2);
+    }
     case Kind::kString:
       return "the string " + quote(value.text);
     case Kind::kArray:
-      return "an array of " + std::to_string(value.items.size()) +
-             (value.items.size() == 1 ? " item" : " items");
+      return "an array of " + std::to_string(value.items) + (value.items == 1 ? " item" : " items");
     case Kind::kObject:
       return "an object";
   }
   return "a value";
 }
 
-Result<Document> Document::parse(std::string source, std::string_view text) {
+Result<Document> Document::parse(std::string source, std::string_view text, const Limits& limits) {
   auto data = std::make_shared<Data>();
   data->source = std::move(source);
   data->line_starts.push_back(0);
-  for (size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '\n') data->line_starts.push_back(static_cast<int64_t>(i) + 1);
+  const auto early = [&](const std::string& expected, const std::string& found) {
+    return located_error(data->source + ":1:1 (byte 0)", "", expected, found);
+  };
+  // Offsets are 32-bit inside the tree.
+  const int64_t max_bytes = std::min<int64_t>(limits.max_bytes, int64_t{UINT32_MAX} - 1);
+  if (static_cast<int64_t>(text.size()) > max_bytes) {
+    return early("a document of at most " + std::to_string(max_bytes) + " bytes",
+                 std::to_string(text.size()) + " bytes");
   }
-  Parser parser(data->source, text, data->line_starts);
-  Status status = parser.parse(&data->root);
-  if (!status.is_ok()) return status;
+  const std::string foreign = utf8::foreign_encoding(text);
+  if (!foreign.empty()) return early("UTF-8 JSON text", foreign + ": save the file as UTF-8");
+  size_t start = 0;
+  if (utf8::has_bom(text)) {
+    start = 3;  // a UTF-8 byte-order mark: allowed, and not a column of line 1
+    data->line_starts[0] = 3;
+  }
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\n') data->line_starts.push_back(static_cast<uint32_t>(i + 1));
+  }
+  data->text.assign(text.data(), text.size());
+  {
+    Parser parser(data.get(), limits);
+    Status status = parser.check(start);
+    if (!status.is_ok()) return status;
+    status = parser.build(start);
+    if (!status.is_ok()) return status;
+  }
   Document doc;
   doc.data_ = std::move(data);
   return doc;
 }
 
-JsonAt Document::root() const { return JsonAt(data_, &data_->root, nullptr, ""); }
+const std::string& Document::source() const { return data_->source; }
 
-std::string Document::where(int64_t offset) const {
-  return locate(data_->source, data_->line_starts, offset);
+JsonAt Document::root() const { return JsonAt(data_, 0, -1, "", 0); }
+
+std::string Document::where(int64_t offset) const { return locate(*data_, offset); }
+
+int64_t Document::memory_bytes() const {
+  const Data& d = *data_;
+  return static_cast<int64_t>(d.text.capacity() + d.arena.capacity() +
+                              d.line_starts.capacity() * sizeof(uint32_t) +
+                              d.nodes.capacity() * sizeof(Node) + sizeof(Data));
 }
 
+// ---- JsonAt ----------------------------------------------------------------
+
+Kind JsonAt::kind() const {
+  return node_ < 0 ? Kind::kNull : static_cast<Kind>(doc_->nodes[node_].kind);
+}
+
+Value JsonAt::value() const {
+  Value v;
+  if (node_ < 0) return v;
+  const Node& n = doc_->nodes[node_];
+  v.kind = static_cast<Kind>(n.kind);
+  v.offset = n.offset;
+  v.end_offset = n.end_offset;
+  switch (v.kind) {
+    case Kind::kArray:
+    case Kind::kObject:
+      v.items = n.b;
+      break;
+    case Kind::kBool:
+      v.boolean = n.flags & Data::kTrue;
+      break;
+    case Kind::kNumber:
+      v.integral = n.flags & Data::kIntegral;
+      v.integer = v.integral ? Data::integer_at(n) : 0;
+      v.number = Data::number_at(n);
+      v.text = doc_->text.substr(n.offset, n.end_offset - n.offset + 1);
+      break;
+    case Kind::kString:
+      v.text = std::string(doc_->string_at(n));
+      break;
+    case Kind::kNull:
+      break;
+  }
+  return v;
+}
+
+namespace {
+
+std::string describe_node(const Data& d, const Node& n) {
+  switch (static_cast<Kind>(n.kind)) {
+    case Kind::kArray:
+      return "an array of " + std::to_string(n.b) + (n.b == 1 ? " item" : " items");
+    case Kind::kObject:
+      return "an object";
+    case Kind::kNumber: {
+      const std::string shown =
+          quote(std::string_view(d.text).substr(n.offset, n.end_offset - n.offset + 1), 40);
+      return "the number " + shown.substr(1, shown.size() - 2);
+    }
+    case Kind::kString:
+      return "the string " + quote(d.string_at(n));
+    case Kind::kBool:
+      return n.flags & Data::kTrue ? "true" : "false";
+    case Kind::kNull:
+      return "null";
+  }
+  return "a value";
+}
+
+}  // namespace
+
 int64_t JsonAt::offset() const {
-  if (value_) return value_->offset;
-  return parent_ ? parent_->end_offset : 0;
+  if (node_ >= 0) return doc_->nodes[node_].offset;
+  if (parent_ < 0) return 0;
+  const Node& p = doc_->nodes[parent_];
+  const Kind kind = static_cast<Kind>(p.kind);
+  return kind == Kind::kObject || kind == Kind::kArray ? p.end_offset : p.offset;
 }
 
 Status JsonAt::error(const std::string& expected, const std::string& found) const {
-  return located_error(locate(doc_->source, doc_->line_starts, offset()), path_, expected, found);
+  return located_error(locate(*doc_, offset()), path_, expected, found);
 }
 
 Status JsonAt::error(const std::string& expected) const {
-  if (!value_) return missing();
-  return error(expected, describe(*value_));
+  if (node_ < 0) return missing();
+  return error(expected, describe_node(*doc_, doc_->nodes[node_]));
 }
 
-// A missing member is reported at the end of the object that lacks it, with
-// the parent's path, as the instance reader does.
+// A missing member is reported where the nearest existing value ends (an
+// object's '}'), with that value's path and the first key that is missing
+// under it, as the instance reader does.
 Status JsonAt::missing() const {
-  const size_t dot = path_.find_last_of('.');
-  const std::string parent_path = dot == std::string::npos ? "" : path_.substr(0, dot);
-  const std::string key = dot == std::string::npos ? path_ : path_.substr(dot + 1);
-  const int64_t at = parent_ ? parent_->end_offset : 0;
-  const std::string found = parent_ && parent_->kind == Kind::kObject
-                                ? "'}'"
-                                : (parent_ ? describe(*parent_) : "nothing");
-  return located_error(locate(doc_->source, doc_->line_starts, at), parent_path,
-                       "the key " + quote(key), found);
+  const std::string parent_path = path_.substr(0, parent_path_size_);
+  std::string segment = path_.substr(parent_path_size_);
+  if (!segment.empty() && segment[0] == '.') segment.erase(0, 1);
+  const bool index = !segment.empty() && segment[0] == '[';
+  const size_t cut = index ? segment.find(']') + 1 : segment.find_first_of(".[");
+  if (cut != std::string::npos && cut < segment.size()) segment.resize(cut);
+  const std::string where = locate(*doc_, offset());
+  if (parent_ < 0) return located_error(where, parent_path, "the key " + quote(segment), "nothing");
+  const Node& p = doc_->nodes[parent_];
+  const Kind kind = static_cast<Kind>(p.kind);
+  if (index && kind == Kind::kArray) {
+    return located_error(where, parent_path,
+                         "an item " + segment + " (at least " +
+                             std::to_string(std::stoll(segment.substr(1)) + 1) + " items)",
+                         describe_node(*doc_, p));
+  }
+  if (kind == Kind::kObject) {
+    return located_error(where, parent_path, "the key " + quote(segment), "'}'");
+  }
+  return located_error(
+      where, parent_path,
+      index ? "an array with an item " + segment : "an object with the key " + quote(segment),
+      describe_node(*doc_, p));
+}
+
+JsonAt JsonAt::child(int32_t node, std::string path) const {
+  if (node >= 0) return JsonAt(doc_, node, node_, std::move(path), path_.size());
+  if (node_ >= 0) return JsonAt(doc_, -1, node_, std::move(path), path_.size());
+  return JsonAt(doc_, -1, parent_, std::move(path), parent_path_size_);
 }
 
 JsonAt JsonAt::operator[](std::string_view key) const {
-  const std::string child = path_.empty() ? std::string(key) : path_ + "." + std::string(key);
-  if (value_ && value_->kind == Kind::kObject) {
-    for (const auto& member : value_->members) {
-      if (member.first == key) return JsonAt(doc_, &member.second, value_, child);
+  std::string path = path_.empty() ? std::string(key) : path_ + "." + std::string(key);
+  if (is(Kind::kObject)) {
+    const Node& n = doc_->nodes[node_];
+    for (uint32_t i = 0; i < n.b; ++i) {
+      if (doc_->string_at(doc_->nodes[n.a + 2 * i]) == key) {
+        return child(static_cast<int32_t>(n.a + 2 * i + 1), std::move(path));
+      }
     }
   }
-  return JsonAt(doc_, nullptr, value_, child);
+  return child(-1, std::move(path));
 }
 
 JsonAt JsonAt::operator[](size_t index) const {
-  const std::string child = path_ + "[" + std::to_string(index) + "]";
-  if (value_ && value_->kind == Kind::kArray && index < value_->items.size()) {
-    return JsonAt(doc_, &value_->items[index], value_, child);
+  std::string path = path_ + "[" + std::to_string(index) + "]";
+  if (is(Kind::kArray) && index < doc_->nodes[node_].b) {
+    return child(static_cast<int32_t>(doc_->nodes[node_].a + index), std::move(path));
   }
-  return JsonAt(doc_, nullptr, value_, child);
+  return child(-1, std::move(path));
+}
+
+std::string JsonAt::key(size_t index) const {
+  if (!is(Kind::kObject) || index >= doc_->nodes[node_].b) return "";
+  return std::string(doc_->string_at(doc_->nodes[doc_->nodes[node_].a + 2 * index]));
 }
 
 JsonAt JsonAt::member(size_t index) const {
-  if (!value_ || value_->kind != Kind::kObject || index >= value_->members.size()) {
-    return JsonAt(doc_, nullptr, value_, path_);
-  }
-  const auto& m = value_->members[index];
-  return JsonAt(doc_, &m.second, value_, path_.empty() ? m.first : path_ + "." + m.first);
+  if (!is(Kind::kObject) || index >= doc_->nodes[node_].b) return child(-1, path_);
+  const std::string k = key(index);
+  return child(static_cast<int32_t>(doc_->nodes[node_].a + 2 * index + 1),
+               path_.empty() ? k : path_ + "." + k);
 }
 
 bool JsonAt::has(std::string_view key) const { return (*this)[key].exists(); }
 
 size_t JsonAt::size() const {
-  if (!value_) return 0;
-  if (value_->kind == Kind::kArray) return value_->items.size();
-  if (value_->kind == Kind::kObject) return value_->members.size();
+  if (is(Kind::kArray) || is(Kind::kObject)) return doc_->nodes[node_].b;
   return 0;
 }
 
 std::vector<std::string> JsonAt::keys() const {
   std::vector<std::string> out;
-  if (value_ && value_->kind == Kind::kObject) {
-    for (const auto& member : value_->members) out.push_back(member.first);
-  }
+  for (size_t i = 0; is(Kind::kObject) && i < size(); ++i) out.push_back(key(i));
   return out;
 }
 
@@ -507,15 +866,25 @@ Status JsonAt::expect(Kind kind) const {
   return error(kNames[static_cast<int>(kind)]);
 }
 
+Status JsonAt::expect_array(size_t max_items, const std::string& what) const {
+  if (!is(Kind::kArray)) return error("an array of " + what);
+  if (size() > max_items) {
+    return error("at most " + std::to_string(max_items) + " " + what,
+                 "an array of " + std::to_string(size()) + " items");
+  }
+  return Status::ok();
+}
+
 Result<int64_t> JsonAt::integer(int64_t min, int64_t max) const {
   const std::string range = " from " + std::to_string(min) + " to " + std::to_string(max);
   if (!is(Kind::kNumber)) return error("an integer");
+  const Node& n = doc_->nodes[node_];
   int64_t value = 0;
-  if (value_->integral) {
-    value = value_->integer;
-  } else if (std::floor(value_->number) == value_->number &&
-             std::fabs(value_->number) < 9007199254740992.0) {
-    value = static_cast<int64_t>(value_->number);
+  const double number = Data::number_at(n);
+  if (n.flags & Data::kIntegral) {
+    value = Data::integer_at(n);
+  } else if (std::floor(number) == number && std::fabs(number) < 9007199254740992.0) {
+    value = static_cast<int64_t>(number);
   } else {
     return error("an integer" + range);
   }
@@ -525,20 +894,21 @@ Result<int64_t> JsonAt::integer(int64_t min, int64_t max) const {
 
 Result<double> JsonAt::number(double min, double max) const {
   if (!is(Kind::kNumber)) return error("a number");
-  if (value_->number < min || value_->number > max) {
+  const double value = Data::number_at(doc_->nodes[node_]);
+  if (value < min || value > max) {
     return error("a number from " + number_text(min) + " to " + number_text(max));
   }
-  return value_->number;
+  return value;
 }
 
 Result<std::string> JsonAt::string() const {
   if (!is(Kind::kString)) return error("a string");
-  return value_->text;
+  return std::string(doc_->string_at(doc_->nodes[node_]));
 }
 
 Result<bool> JsonAt::boolean() const {
   if (!is(Kind::kBool)) return error("true or false");
-  return value_->boolean;
+  return static_cast<bool>(doc_->nodes[node_].flags & Data::kTrue);
 }
 
 Status JsonAt::only_keys(std::initializer_list<std::string_view> allowed) const {
@@ -548,8 +918,10 @@ Status JsonAt::only_keys(std::initializer_list<std::string_view> allowed) const 
 Status JsonAt::only_keys(const std::vector<std::string_view>& allowed) const {
   Status status = expect(Kind::kObject);
   if (!status.is_ok()) return status;
-  for (size_t i = 0; i < value_->members.size(); ++i) {
-    const std::string& key = value_->members[i].first;
+  const Node& n = doc_->nodes[node_];
+  for (uint32_t i = 0; i < n.b; ++i) {
+    const Node& key_node = doc_->nodes[n.a + 2 * i];
+    const std::string_view key = doc_->string_at(key_node);
     if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
     std::string list;
     std::string_view closest;
@@ -564,8 +936,7 @@ Status JsonAt::only_keys(const std::vector<std::string_view>& allowed) const {
     }
     std::string found = "the key " + quote(key);
     if (!closest.empty()) found += " (did you mean \"" + std::string(closest) + "\"?)";
-    return located_error(locate(doc_->source, doc_->line_starts, value_->key_offsets[i]), path_,
-                         "one of the keys " + list, found);
+    return located_error(locate(*doc_, key_node.offset), path_, "one of the keys " + list, found);
   }
   return Status::ok();
 }

@@ -1,10 +1,25 @@
 // A small JSON document reader for the labs' input files (pipeline problems,
-// teaching models, options): the whole text is parsed into a tree that keeps
-// where every value starts, and a cursor (JsonAt) whose typed reads explain
-// their failures in the house format, the same as the instance reader's:
+// schedules, teaching models, options): the whole text is parsed into a
+// compact tree that keeps where every value starts, and a cursor (JsonAt)
+// whose typed reads explain their failures in the house format, the same as
+// the instance reader's:
 //   "FILE:LINE:COL (byte B): at PATH: expected X, found Y"
-// Meant for documents of a few megabytes at most; contest instances have
-// their own streaming reader (core/sharding/io.h).
+// Contest instances have their own streaming reader (core/sharding/io.h).
+//
+// What parse() refuses, each at the offending byte with its JSON path: text
+// that is not UTF-8 (a UTF-16 or UTF-32 file is named as such; a UTF-8
+// byte-order mark is skipped), lone surrogate escapes, documents above
+// Limits::max_bytes, containers above Limits::max_items, nesting deeper
+// than Limits::max_depth, duplicate keys and everything RFC 8259 forbids.
+// So every string a reader takes is valid UTF-8 and can be written back as
+// JSON (nlohmann's dump throws on anything else).
+//
+// Memory: the tree takes 20 bytes per value (40 per object member) plus
+// the text, the strings that had escapes and 4 bytes per line, so at most
+// 12 times the document's size (a list of one-digit numbers), about 6 times
+// for a problem file of short keys; the parse runs in two passes (check and
+// count, then fill arrays of the exact size), so a refused document
+// allocates no tree at all.
 //
 // Usage:
 //   Result<json::Document> doc = json::Document::parse("model.json", text);
@@ -29,53 +44,65 @@ namespace shardlab::json {
 
 enum class Kind { kNull, kBool, kNumber, kString, kArray, kObject };
 
+// The largest document any lab reads (the CLI's file reader and the page
+// refuse larger files before parsing).
+constexpr int64_t kMaxDocumentBytes = int64_t{64} << 20;
+
+struct Limits {
+  int64_t max_bytes = kMaxDocumentBytes;
+  int64_t max_items = 1'000'000;  // items of one array or members of one object
+  int32_t max_depth = 200;        // nesting levels
+};
+
+// One value, as JsonAt::value() hands it out (containers: kind and offsets).
 struct Value {
   Kind kind = Kind::kNull;
   int64_t offset = 0;      // byte offset of the value's first character
   int64_t end_offset = 0;  // byte offset of its last character (']' or '}' for containers)
   bool boolean = false;
-  double number = 0;         // every number, as the nearest double
-  bool integral = false;     // written without fraction or exponent, and fits int64
-  int64_t integer = 0;       // the exact value when integral
-  std::string text;          // a string's value (unescaped); a number's literal text
-  std::vector<Value> items;  // array items
-  std::vector<std::pair<std::string, Value>> members;  // object members, in document order
-  std::vector<int64_t> key_offsets;                    // where each member's key starts
+  double number = 0;      // every number, as the nearest double
+  bool integral = false;  // written without fraction or exponent, and fits int64
+  int64_t integer = 0;    // the exact value when integral
+  std::string text;       // a string's value (unescaped); a number's literal text
+  int64_t items = 0;      // an array's items, an object's members
 };
 
 class JsonAt;
 
 class Document {
  public:
-  // Parses the whole text; a syntax error (or a duplicate key, or more than
-  // kMaxDepth levels of nesting) comes back as one line in the house format.
-  static Result<Document> parse(std::string source, std::string_view text);
+  // Parses the whole text; any error comes back as one line in the house
+  // format, with the JSON path of the value being read.
+  static Result<Document> parse(std::string source, std::string_view text,
+                                const Limits& limits = Limits());
   static constexpr int kMaxDepth = 200;
 
   JsonAt root() const;
-  const std::string& source() const { return data_->source; }
-  // "FILE:LINE:COL (byte B)" for a byte offset (lines and columns from 1).
+  const std::string& source() const;
+  // "FILE:LINE:COL (byte B)" for a byte offset (lines and columns from 1,
+  // columns in bytes; after a byte-order mark line 1 starts at byte 3).
   std::string where(int64_t offset) const;
+  // Bytes held by the document (text, strings, tree, line index), for the
+  // memory figures in tests and benchmarks.
+  int64_t memory_bytes() const;
+
+  struct Data;  // defined in json_doc.cpp
 
  private:
-  struct Data {
-    std::string source;
-    std::vector<int64_t> line_starts;
-    Value root;
-  };
   std::shared_ptr<const Data> data_;
   friend class JsonAt;
 };
 
 // A value inside a document together with its JSON path ("ops[2].einsum"),
 // or a member that is missing (exists() is false; reads from it fail with
-// "expected the key ..." at the end of the object that lacks it).
+// "expected the key ..." at the end of the object that lacks it, or at the
+// nearest value that exists when a whole branch is missing).
 class JsonAt {
  public:
-  bool exists() const { return value_ != nullptr; }
-  Kind kind() const { return value_ ? value_->kind : Kind::kNull; }
-  bool is(Kind kind) const { return value_ && value_->kind == kind; }
-  const Value& value() const { return *value_; }
+  bool exists() const { return node_ >= 0; }
+  Kind kind() const;
+  bool is(Kind kind) const { return exists() && this->kind() == kind; }
+  Value value() const;
   const std::string& path() const { return path_; }
   int64_t offset() const;
 
@@ -92,6 +119,7 @@ class JsonAt {
   bool has(std::string_view key) const;
   size_t size() const;                    // items of an array, members of an object
   std::vector<std::string> keys() const;  // an object's keys, in document order
+  std::string key(size_t index) const;    // an object's index-th key
   JsonAt member(size_t index) const;      // an object's index-th member
 
   // Typed reads. integer() accepts integral literals and numbers whose value
@@ -102,6 +130,8 @@ class JsonAt {
   Result<bool> boolean() const;
   // OK when the value has this kind ("expected an object, found ...").
   Status expect(Kind kind) const;
+  // OK when the value is an array of at most max_items items.
+  Status expect_array(size_t max_items, const std::string& what) const;
   // OK when every key of this object is in `allowed`; otherwise an error at
   // the first other key, naming the closest allowed key when one is near.
   Status only_keys(std::initializer_list<std::string_view> allowed) const;
@@ -116,19 +146,33 @@ class JsonAt {
 
  private:
   friend class Document;
-  JsonAt(std::shared_ptr<const Document::Data> doc, const Value* value, const Value* parent,
-         std::string path)
-      : doc_(std::move(doc)), value_(value), parent_(parent), path_(std::move(path)) {}
+  JsonAt(std::shared_ptr<const Document::Data> doc, int32_t node, int32_t parent, std::string path,
+         size_t parent_path_size)
+      : doc_(std::move(doc)),
+        node_(node),
+        parent_(parent),
+        parent_path_size_(parent_path_size),
+        path_(std::move(path)) {}
+  JsonAt child(int32_t node, std::string path) const;
   Status missing() const;
 
   std::shared_ptr<const Document::Data> doc_;
-  const Value* value_ = nullptr;   // null: a missing member
-  const Value* parent_ = nullptr;  // the object or array it was looked up in
+  int32_t node_ = -1;    // -1: a missing member
+  int32_t parent_ = -1;  // the nearest existing value it was looked up in
+  // Missing values: path_ begins with the path of parent_, this long; the
+  // next segment names the first member that is missing.
+  size_t parent_path_size_ = 0;
   std::string path_;
 };
 
 // A short description of a value for "found ..." ("the string \"abc\"").
 std::string describe(const Value& value);
+
+// The user's text, quoted for a one-line message: at most `limit` bytes
+// (cut at a character boundary, "..." after), quotes and backslashes
+// escaped, control characters written as escapes (\n, \u001b), so that a
+// name can never break the line or drive a terminal.
+std::string quote(std::string_view text, size_t limit = 40);
 
 // An int64 written as a decimal string ("445": values that may pass 2^53
 // travel so) or as an integral number.

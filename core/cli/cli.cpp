@@ -34,8 +34,11 @@ const char* kUsage =
     "solve prints progress lines starting with '#' and, last, the plan as a list\n"
     "(\"[]\" if none was found). Ctrl-C stops early and still prints the best plan.\n"
     "\n"
+    "Options are written --key value or --key=value; -- ends the options.\n"
+    "\n"
     "exit codes: 0 ok; 1 bad command line; 2 malformed instance or solution;\n"
-    "3 no feasible plan (solve) or an infeasible plan (eval); 4 file not readable or writable\n";
+    "3 no feasible plan (solve) or an infeasible plan (eval); 4 file not readable or writable;\n"
+    "5 internal error (a check of the tool's own result failed: a bug, please report it)\n";
 
 }  // namespace
 
@@ -47,7 +50,20 @@ int fail(int code, const std::string& message) {
 }
 
 int exit_code_for(const Status& status) {
-  return status.code() == StatusCode::kIoError ? kExitIo : kExitBadInput;
+  switch (status.code()) {
+    case StatusCode::kIoError:
+      return kExitIo;
+    case StatusCode::kInternal:
+      return kExitInternal;
+    case StatusCode::kInvalidArgument:
+      return kExitUsage;
+    default:
+      return kExitBadInput;
+  }
+}
+
+int fail(const Status& status, const std::string& prefix) {
+  return fail(exit_code_for(status), prefix + status.message());
 }
 
 void catch_interrupts() {

@@ -8,18 +8,18 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <sstream>
 
 #include "core/cli/commands.h"
+#include "core/json_doc.h"
 #include "core/pipeline/export.h"
 #include "core/pipeline/memory.h"
 #include "core/pipeline/numbers.h"
 #include "core/pipeline/pipeline.h"
 #include "core/pipeline/planner.h"
+#include "core/utf8.h"
 
 namespace shardlab::cli {
 namespace {
@@ -74,9 +74,11 @@ const char* kPipelineUsage =
     "                     form the file must have\n"
     "  --emit-lp FILE     the job-shop MIP as CPLEX-LP text (the planner's MIP mode)\n"
     "\n"
+    "Options are written --key value or --key=value.\n"
+    "\n"
     "exit codes: 0 ok; 1 bad command line; 2 malformed input; 3 no valid schedule\n"
     "(the schedule breaks the memory cap or another rule, or the planner found\n"
-    "none); 4 file not readable or writable\n";
+    "none); 4 file not readable or writable; 5 internal error (a bug)\n";
 
 struct Args {
   std::string problem_file;
@@ -112,119 +114,102 @@ bool parse_real(const std::string& text, double* out) {
 
 // Parses the command line; returns an exit code >= 0 on error, -1 when fine.
 int parse_args(const std::vector<std::string>& args, Args* a) {
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    auto value = [&](std::string* out) -> bool {
-      if (i + 1 >= args.size()) return false;
-      *out = args[++i];
-      return true;
-    };
-    std::string v;
-    auto need = [&]() -> int { return usage_error(arg + " needs a value"); };
-    auto integer = [&](std::optional<int64_t>* slot, int64_t lo, int64_t hi) -> int {
-      if (!value(&v)) return need();
-      int64_t x = 0;
-      if (!parse_int(v, lo, hi, &x)) {
-        return usage_error(arg + " needs an integer from " + std::to_string(lo) + " to " +
-                           std::to_string(hi) + ", got '" + v + "'");
-      }
-      *slot = x;
-      return -1;
-    };
-    auto real = [&](std::optional<double>* slot) -> int {
-      if (!value(&v)) return need();
-      double x = 0;
-      if (!parse_real(v, &x)) {
-        return usage_error(arg + " needs a number from 0 to 1e12, got '" + v + "'");
-      }
-      *slot = x;
-      return -1;
-    };
-    auto text = [&](std::string* slot) -> int {
-      if (!value(slot)) return need();
-      return -1;
-    };
-    int code = -1;
-    if (arg == "--stages" || arg == "--devices") {
-      code = integer(&a->flags.devices, 1, 1024);
-    } else if (arg == "--microbatches") {
-      code = integer(&a->flags.microbatches, 1, 100000);
-    } else if (arg == "--chunks") {
-      code = integer(&a->flags.chunks, 1, 64);
-    } else if (arg == "--F") {
-      code = real(&a->flags.f);
-    } else if (arg == "--B") {
-      code = real(&a->flags.b);
-    } else if (arg == "--W") {
-      code = real(&a->flags.w);
-    } else if (arg == "--FB") {
-      code = real(&a->flags.fb);
-    } else if (arg == "--comm") {
-      code = real(&a->flags.comm);
-    } else if (arg == "--mem-cap") {
-      code = real(&a->flags.mem_cap);
-    } else if (arg == "--act") {
-      code = real(&a->flags.act);
-    } else if (arg == "--keep") {
-      code = real(&a->flags.keep);
-    } else if (arg == "--param") {
-      code = real(&a->flags.param);
-    } else if (arg == "--transformer") {
-      if (!value(&v)) return need();
-      Result<TransformerSpec> t = parse_transformer(v);
-      if (!t.is_ok()) return usage_error(t.status().message());
-      a->flags.transformer = t.value();
-    } else if (arg == "--placement") {
-      code = text(&a->flags.placement);
-    } else if (arg == "--schedule") {
-      code = text(&a->schedule);
-    } else if (arg == "--out") {
-      code = text(&a->out);
-    } else if (arg == "--trace") {
-      code = text(&a->trace);
-    } else if (arg == "--csv") {
-      code = text(&a->csv);
-    } else if (arg == "--csv-format") {
-      if (!value(&v)) return need();
-      CsvFormat format;
-      if (!parse_csv_format(v, &format)) {
-        return usage_error("--csv-format takes compute_only or compute_comms, not '" + v + "'");
-      }
-      a->csv_format = format;
-    } else if (arg == "--import-csv") {
-      code = text(&a->import_csv);
-    } else if (arg == "--check") {
-      code = text(&a->check);
-    } else if (arg == "--emit-lp") {
-      code = text(&a->emit_lp);
-    } else if (arg == "--compare") {
-      a->compare = true;
-    } else if (arg == "--list") {
-      a->list = true;
-    } else if (arg == "--plan") {
-      a->plan = true;
-    } else if (arg == "--json") {
-      a->json = true;
-    } else if (arg == "--normalize") {
-      a->normalize = true;
-    } else if (arg.size() > 2 && arg.compare(0, 2, "--") == 0) {
-      // A planner option (--time-limit, --seed, ...), checked when planning.
-      PlannerOptions probe;
-      if (!value(&v)) {
-        return usage_error("unknown option " + arg);
-      }
-      const Status status = set_plan_option(&probe, arg.substr(2), v);
-      if (!status.is_ok()) {
-        return usage_error(status.message().rfind("unknown", 0) == 0 ? "unknown option " + arg
-                                                                     : status.message());
-      }
-      a->plan_options.push_back({arg.substr(2), v});
-    } else if (a->problem_file.empty()) {
-      a->problem_file = arg;
-    } else {
-      return usage_error("one problem file only (got '" + a->problem_file + "' and '" + arg + "')");
+  ArgParser parser;
+  std::optional<std::string> stages, devices, microbatches, chunks, placement, schedule, out, trace,
+      csv, import_csv, check, emit_lp, transformer, csv_format;
+  struct Real {
+    const char* name;
+    std::optional<double>* slot;
+    std::optional<std::string> text;
+  };
+  Real reals[] = {
+      {"F", &a->flags.f, {}},     {"B", &a->flags.b, {}},       {"W", &a->flags.w, {}},
+      {"FB", &a->flags.fb, {}},   {"comm", &a->flags.comm, {}}, {"mem-cap", &a->flags.mem_cap, {}},
+      {"act", &a->flags.act, {}}, {"keep", &a->flags.keep, {}}, {"param", &a->flags.param, {}}};
+  parser.option("stages", &stages);
+  parser.option("devices", &devices);
+  parser.option("microbatches", &microbatches);
+  parser.option("chunks", &chunks);
+  for (Real& r : reals) parser.option(r.name, &r.text);
+  parser.option("placement", &placement);
+  parser.option("schedule", &schedule);
+  parser.option("out", &out);
+  parser.option("trace", &trace);
+  parser.option("csv", &csv);
+  parser.option("csv-format", &csv_format);
+  parser.option("import-csv", &import_csv);
+  parser.option("transformer", &transformer);
+  parser.option("check", &check);
+  parser.option("emit-lp", &emit_lp);
+  parser.flag("compare", &a->compare);
+  parser.flag("list", &a->list);
+  parser.flag("plan", &a->plan);
+  parser.flag("json", &a->json);
+  parser.flag("normalize", &a->normalize);
+  // Everything else is a planner option (--time-limit, --seed, ...),
+  // checked against the planner's table below.
+  parser.others(&a->plan_options);
+  std::vector<std::string> words;
+  const Status parsed = parser.parse(args, &words);
+  if (!parsed.is_ok()) return usage_error(parsed.message());
+  if (words.size() > 1) {
+    return usage_error("one problem file only (got '" + words[0] + "' and '" + words[1] + "')");
+  }
+  if (!words.empty()) a->problem_file = words[0];
+  if (stages && devices) return usage_error("--stages and --devices are the same; give one");
+  auto integer = [&](const char* name, const std::optional<std::string>& text,
+                     std::optional<int64_t>* slot, int64_t lo, int64_t hi) -> int {
+    if (!text) return -1;
+    int64_t x = 0;
+    if (!parse_int(*text, lo, hi, &x)) {
+      return usage_error(std::string("--") + name + " needs an integer from " + std::to_string(lo) +
+                         " to " + std::to_string(hi) + ", got '" + *text + "'");
     }
-    if (code >= 0) return code;
+    *slot = x;
+    return -1;
+  };
+  int code =
+      integer(stages ? "stages" : "devices", stages ? stages : devices, &a->flags.devices, 1, 1024);
+  if (code < 0) code = integer("microbatches", microbatches, &a->flags.microbatches, 1, 100000);
+  if (code < 0) code = integer("chunks", chunks, &a->flags.chunks, 1, 64);
+  if (code >= 0) return code;
+  for (const Real& r : reals) {
+    if (!r.text) continue;
+    double x = 0;
+    if (!parse_real(*r.text, &x)) {
+      return usage_error(std::string("--") + r.name + " needs a number from 0 to 1e12, got '" +
+                         *r.text + "'");
+    }
+    *r.slot = x;
+  }
+  if (transformer) {
+    Result<TransformerSpec> t = parse_transformer(*transformer);
+    if (!t.is_ok()) return usage_error(t.status().message());
+    a->flags.transformer = t.value();
+  }
+  if (csv_format) {
+    CsvFormat format;
+    if (!parse_csv_format(*csv_format, &format)) {
+      return usage_error("--csv-format takes compute_only or compute_comms, not '" + *csv_format +
+                         "'");
+    }
+    a->csv_format = format;
+  }
+  a->flags.placement = placement.value_or("");
+  a->schedule = schedule.value_or("");
+  a->out = out.value_or("");
+  a->trace = trace.value_or("");
+  a->csv = csv.value_or("");
+  a->import_csv = import_csv.value_or("");
+  a->check = check.value_or("");
+  a->emit_lp = emit_lp.value_or("");
+  for (const auto& [key, value] : a->plan_options) {
+    PlannerOptions probe;
+    const Status status = set_plan_option(&probe, key, value);
+    if (!status.is_ok()) {
+      return usage_error(status.message().rfind("unknown", 0) == 0 ? "unknown option --" + key
+                                                                   : status.message());
+    }
   }
   const int actions = (a->compare ? 1 : 0) + (a->list ? 1 : 0) + (a->plan ? 1 : 0) +
                       (!a->schedule.empty() ? 1 : 0) + (!a->import_csv.empty() ? 1 : 0) +
@@ -243,38 +228,54 @@ int parse_args(const std::vector<std::string>& args, Args* a) {
   return -1;
 }
 
-Result<std::string> read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status(StatusCode::kIoError, path + ": cannot open the file");
-  std::stringstream text;
-  text << in.rdbuf();
-  if (in.bad()) return Status(StatusCode::kIoError, path + ": cannot read the file");
-  return text.str();
-}
-
-bool write_text(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  out.close();
-  return static_cast<bool>(out);
+// A schedule that does not fit the problem file (too few stages for its
+// placement, a placement the file fixes, too many operations), at the key
+// of the file it is about: "p.json:3:12 (byte 40): at stages: expected 4
+// stages (...), found 2 (schedule 1F1B, the default)". Other messages, and
+// problems from flags alone, keep the schedule's name in front.
+std::string schedule_misfit(const Args& a, const std::string& text, const std::string& name,
+                            std::string message) {
+  if (message.compare(0, name.size() + 2, name + ": ") == 0) message.erase(0, name.size() + 2);
+  const std::string which =
+      "schedule " + name + (a.schedule.empty() ? ", the default" : ", from --schedule");
+  if (a.problem_file.empty() || message.compare(0, 9, "expected ") != 0) {
+    return which + ": " + message;
+  }
+  Result<json::Document> doc = json::Document::parse(a.problem_file, text);
+  if (!doc.is_ok()) return which + ": " + message;
+  const json::JsonAt root = doc.value().root();
+  std::vector<const char*> keys;
+  if (message.find("in the expansion") != std::string::npos) {
+    keys = {"microbatches"};
+  } else {
+    keys = {"placement", "stages", "operators", "devices"};
+  }
+  for (const char* key : keys) {
+    if (!root.has(key)) continue;
+    return doc.value().where(root[key].offset()) + ": at " + key + ": " + message + " (" + which +
+           ")";
+  }
+  return doc.value().where(root.offset()) + ": " + message + " (" + which + ")";
 }
 
 // The problem from the file and the flags; an exit code on failure.
-int build_problem(const Args& a, Problem* problem) {
+int build_problem(const Args& a, Problem* problem, std::string* problem_text) {
   if (!a.problem_file.empty()) {
-    Result<std::string> text = read_text(a.problem_file);
-    if (!text.is_ok()) return fail(kExitIo, text.status().message());
+    Result<std::string> text = read_file(a.problem_file, kMaxProblemBytes, "a pipeline problem");
+    if (!text.is_ok()) return fail(text.status());
     Result<Problem> read = read_problem_json(a.problem_file, text.value());
-    if (!read.is_ok()) return fail(exit_code_for(read.status()), read.status().message());
+    if (!read.is_ok()) return fail(read.status());
     *problem = read.value();
+    *problem_text = std::move(text).value();
   } else {
     if (!a.flags.devices) return usage_error("give a problem file or --stages P");
     if (!a.flags.microbatches) return usage_error("give a problem file or --microbatches M");
     *problem = uniform_problem(1, 1, StageSpec{});
   }
   const Status applied = apply_flags(a.flags, a.problem_file, problem);
-  // The file was valid when read, so what fails now is a flag's fault.
-  if (!applied.is_ok()) return usage_error(applied.message());
+  // The file was valid when read, so what fails now is a flag's fault: one
+  // line naming it (the usage text is for the grammar's errors).
+  if (!applied.is_ok()) return fail(kExitUsage, "pipeline: " + applied.message());
   return -1;
 }
 
@@ -371,26 +372,48 @@ void print_table(const ScheduleResult& s) {
       "a time per device, memory within the cap)\n");
 }
 
+constexpr int64_t kMaxJsonOps = 250'000;
+
 // Writes the outputs of a checked schedule; an exit code.
 int emit(const Args& a, const ScheduleResult& s) {
   if (!s.check.valid) {
-    std::string message = s.name + " is not a valid schedule (" +
+    // The name may be the user's (an imported schedule): printed escaped.
+    const std::string name = utf8::printable(s.name, 80);
+    if (s.check.violation_count == 1) {
+      return fail(kExitNoPlan,
+                  "pipeline: " + name + " is not a valid schedule: " + s.check.violations[0]);
+    }
+    std::string message = name + " is not a valid schedule (" +
                           std::to_string(s.check.violation_count) + " violations):";
     for (const std::string& v : s.check.violations) message += "\n  " + v;
     return fail(kExitNoPlan, "pipeline: " + message);
   }
-  if (!a.trace.empty() && !write_text(a.trace, chrome_trace_json(s) + "\n")) {
-    return fail(kExitIo, a.trace + ": cannot write the trace");
+  // The JSON writers build the whole document in memory (about 1.6 KB per
+  // operation: 2.4 million operations took 3.9 GB), so their output is
+  // capped; the table and the summary have no such limit.
+  const int64_t ops = static_cast<int64_t>(s.expansion.ops.size());
+  if (ops > kMaxJsonOps && (a.json || !a.out.empty() || !a.trace.empty())) {
+    const std::string flag = a.json ? "--json" : !a.out.empty() ? "--out" : "--trace";
+    return fail(kExitUsage, "pipeline: " + flag + ": expected a schedule of at most " +
+                                std::to_string(kMaxJsonOps) +
+                                " operations to write as JSON, found " + std::to_string(ops) +
+                                " (drop " + flag + " for the table, or use fewer micro-batches)");
+  }
+  if (!a.trace.empty()) {
+    const Status written = write_file(a.trace, chrome_trace_json(s) + "\n", "trace");
+    if (!written.is_ok()) return fail(written);
   }
   if (!a.csv.empty()) {
     Result<std::string> csv = pytorch_csv(s, a.csv_format.value_or(CsvFormat::kComputeOnly));
     if (!csv.is_ok()) return fail(kExitUsage, "pipeline: --csv: " + csv.status().message());
-    if (!write_text(a.csv, csv.value())) return fail(kExitIo, a.csv + ": cannot write the CSV");
+    const Status written = write_file(a.csv, csv.value(), "CSV");
+    if (!written.is_ok()) return fail(written);
   }
   if (a.json || !a.out.empty()) {
     const std::string json = schedule_json(s) + "\n";
     if (!a.out.empty()) {
-      if (!write_text(a.out, json)) return fail(kExitIo, a.out + ": cannot write the schedule");
+      const Status written = write_file(a.out, json, "schedule");
+      if (!written.is_ok()) return fail(written);
       if (!a.json) print_table(s);
     } else {
       std::fwrite(json.data(), 1, json.size(), stdout);
@@ -483,7 +506,7 @@ int plan_command(const Args& a, const Problem& problem) {
     return SinkReply::kContinue;
   };
   PlanResult result = plan(problem, options, options.time_limit_s, sink, interrupt_flag());
-  if (!result.status.is_ok()) return fail(kExitBadInput, "pipeline: " + result.status.message());
+  if (!result.status.is_ok()) return fail(result.status, "pipeline: ");
   if (!result.found) {
     return fail(kExitNoPlan,
                 std::string("pipeline: ") +
@@ -505,10 +528,10 @@ int emit_lp_command(const Args& a, const Problem& problem) {
   const Status status = planner_options(a, &options);
   if (!status.is_ok()) return usage_error(status.message());
   Planner planner(problem, options);
-  if (!planner.status().is_ok())
-    return fail(kExitBadInput, "pipeline: " + planner.status().message());
+  if (!planner.status().is_ok()) return fail(planner.status(), "pipeline: ");
   const MipModel model = planner.emit_lp();
-  if (!write_text(a.emit_lp, model.lp)) return fail(kExitIo, a.emit_lp + ": cannot write the LP");
+  const Status written = write_file(a.emit_lp, model.lp, "LP");
+  if (!written.is_ok()) return fail(written);
   std::printf("LP written to %s: %lld rows, %lld columns (%lld binaries), horizon %s\n",
               a.emit_lp.c_str(), static_cast<long long>(model.rows),
               static_cast<long long>(model.columns), static_cast<long long>(model.binaries),
@@ -533,7 +556,8 @@ int pipeline_command(const std::vector<std::string>& args) {
   const int parsed = parse_args(args, &a);
   if (parsed >= 0) return parsed;
   Problem problem;
-  const int built = build_problem(a, &problem);
+  std::string problem_text;
+  const int built = build_problem(a, &problem, &problem_text);
   if (built >= 0) return built;
   if (!a.emit_lp.empty()) return emit_lp_command(a, problem);
   if (a.normalize) {
@@ -545,12 +569,13 @@ int pipeline_command(const std::vector<std::string>& args) {
   if (a.plan) return plan_command(a, problem);
   if (!a.import_csv.empty() || !a.check.empty()) {
     const std::string& path = a.import_csv.empty() ? a.check : a.import_csv;
-    Result<std::string> text = read_text(path);
-    if (!text.is_ok()) return fail(kExitIo, text.status().message());
+    Result<std::string> text = read_file(path, json::kMaxDocumentBytes,
+                                         a.import_csv.empty() ? "a schedule JSON" : "a CSV");
+    if (!text.is_ok()) return fail(text.status());
     Result<ScheduleResult> read = a.import_csv.empty()
                                       ? read_schedule_json(problem, path, text.value())
                                       : read_pytorch_csv(problem, path, text.value(), a.csv_format);
-    if (!read.is_ok()) return fail(exit_code_for(read.status()), read.status().message());
+    if (!read.is_ok()) return fail(read.status());
     return emit(a, read.value());
   }
   const std::string name =
@@ -558,8 +583,9 @@ int pipeline_command(const std::vector<std::string>& args) {
   Result<ScheduleResult> run = run_schedule(problem, name);
   if (!run.is_ok()) {
     // Unknown names and inapplicable schedules are the command line's fault.
-    return fail(run.status().code() == StatusCode::kInternal ? kExitBadInput : kExitUsage,
-                "pipeline: " + run.status().message());
+    if (run.status().code() == StatusCode::kInternal) return fail(run.status(), "pipeline: ");
+    return fail(kExitUsage,
+                "pipeline: " + schedule_misfit(a, problem_text, name, run.status().message()));
   }
   return emit(a, run.value());
 }

@@ -6,13 +6,13 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
-#include <sstream>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/cli/commands.h"
+#include "core/json_doc.h"
 #include "core/sharding/evaluate.h"
 #include "core/sharding/io.h"
 #include "core/sharding/options.h"
@@ -53,11 +53,23 @@ Result<Loaded> load(const std::string& path) {
   return loaded;
 }
 
+// The words of a command that takes only `count` positional arguments.
+Status positional_only(const std::vector<std::string>& args, size_t count, const char* usage,
+                       std::vector<std::string>* words) {
+  ArgParser parser;
+  Status status = parser.parse(args, words);
+  if (status.is_ok() && words->size() != count) {
+    status = Status(StatusCode::kInvalidArgument, usage);
+  }
+  return status;
+}
+
 int cmd_info(const std::vector<std::string>& args) {
-  if (args.size() != 1)
-    return fail(kExitUsage, "info takes one INSTANCE\n" + std::string(usage_text()));
-  Result<Loaded> loaded = load(args[0]);
-  if (!loaded.is_ok()) return fail(exit_code_for(loaded.status()), loaded.status().message());
+  std::vector<std::string> words;
+  const Status parsed = positional_only(args, 1, "info takes one INSTANCE", &words);
+  if (!parsed.is_ok()) return fail(kExitUsage, parsed.message() + "\n" + usage_text());
+  Result<Loaded> loaded = load(words[0]);
+  if (!loaded.is_ok()) return fail(loaded.status());
   const Problem& p = loaded.value().problem;
   const ReadStats& s = loaded.value().stats;
   int32_t max_k = 0;
@@ -68,7 +80,7 @@ int cmd_info(const std::vector<std::string>& args) {
   };
   row("name", p.name.empty() ? "(none)" : p.name);
   row("file",
-      args[0] + " (" + megabytes(s.file_bytes) +
+      words[0] + " (" + megabytes(s.file_bytes) +
           (s.json_bytes != s.file_bytes ? " gzip, " + megabytes(s.json_bytes) + " JSON)" : ")"));
   row("sha256", s.sha256);
   row("nodes", std::to_string(p.num_nodes()));
@@ -97,46 +109,35 @@ int cmd_info(const std::vector<std::string>& args) {
 int cmd_solve(const std::vector<std::string>& args) {
   const auto started = std::chrono::steady_clock::now();
   Options options;
-  std::string instance;
-  std::string out_path;
-  bool positional_limit = false;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    if (arg.rfind("--", 0) == 0) {
-      std::string key = arg.substr(2);
-      std::string value;
-      const size_t eq = key.find('=');
-      if (eq != std::string::npos) {
-        value = key.substr(eq + 1);
-        key = key.substr(0, eq);
-      } else {
-        if (i + 1 >= args.size()) return fail(kExitUsage, "option --" + key + " needs a value");
-        value = args[++i];
-      }
-      if (key == "out") {
-        out_path = value;
-        continue;
-      }
-      const Status status = set_option(&options, key, value);
-      if (!status.is_ok()) return fail(kExitUsage, status.message());
-    } else if (instance.empty()) {
-      instance = arg;
-    } else if (!positional_limit) {
-      // The contest harness passes the time limit as a second argument.
-      const Status status = set_option(&options, "time_limit_s", arg);
-      if (!status.is_ok()) return fail(kExitUsage, status.message());
-      positional_limit = true;
-    } else {
-      return fail(kExitUsage, "unexpected argument '" + arg + "'\n" + usage_text());
-    }
+  std::optional<std::string> out;
+  std::vector<std::pair<std::string, std::string>> settings;
+  std::vector<std::string> words;
+  ArgParser parser;
+  parser.option("out", &out);
+  parser.others(&settings);
+  const Status parsed = parser.parse(args, &words);
+  if (!parsed.is_ok()) return fail(kExitUsage, parsed.message() + "\n" + usage_text());
+  for (const auto& [key, value] : settings) {
+    const Status status = set_option(&options, key, value);
+    if (!status.is_ok()) return fail(kExitUsage, status.message());
   }
-  if (instance.empty())
+  if (words.empty())
     return fail(kExitUsage, std::string("solve needs an INSTANCE\n") + usage_text());
+  if (words.size() > 2) {
+    return fail(kExitUsage, "unexpected argument '" + words[2] + "'\n" + usage_text());
+  }
+  if (words.size() == 2) {
+    // The contest harness passes the time limit as a second argument.
+    const Status status = set_option(&options, "time_limit_s", words[1]);
+    if (!status.is_ok()) return fail(kExitUsage, status.message());
+  }
+  const std::string& instance = words[0];
+  const std::string out_path = out.value_or("");
 
   Result<Loaded> loaded = load(instance);
   if (!loaded.is_ok()) {
     std::cout << "[]" << std::endl;
-    return fail(exit_code_for(loaded.status()), loaded.status().message());
+    return fail(loaded.status());
   }
   const Problem& problem = loaded.value().problem;
   const ReadStats& stats = loaded.value().stats;
@@ -180,7 +181,7 @@ int cmd_solve(const std::vector<std::string>& args) {
   if (result.best.found()) {
     const Evaluation check = evaluate(problem, result.best.solution);
     if (!check.feasible() || check.cost != result.best.cost) {
-      return fail(kExitBadInput, "internal check failed: the solver's plan evaluates to " +
+      return fail(kExitInternal, "internal check failed: the solver's plan evaluates to " +
                                      to_decimal(check.cost) + " (" + verdict_name(check.verdict) +
                                      "), not " + std::to_string(result.best.cost));
     }
@@ -208,12 +209,10 @@ int cmd_solve(const std::vector<std::string>& args) {
     run.options = options;
     run.wall_time_s = wall;
     run.counters = result.counters;
-    std::ofstream out(out_path);
-    out << result_json(problem, result, run) << "\n";
-    out.close();
-    if (!out) {
+    const Status written = write_file(out_path, result_json(problem, result, run) + "\n", "result");
+    if (!written.is_ok()) {
       std::cout << solution_line(result.best.solution) << std::endl;
-      return fail(kExitIo, out_path + ": cannot write the result");
+      return fail(written);
     }
     std::printf("# result written to %s\n", out_path.c_str());
   }
@@ -222,24 +221,23 @@ int cmd_solve(const std::vector<std::string>& args) {
 }
 
 int cmd_eval(const std::vector<std::string>& args) {
-  if (args.size() != 2)
-    return fail(kExitUsage, "eval takes INSTANCE SOLUTION\n" + std::string(usage_text()));
-  Result<Loaded> loaded = load(args[0]);
-  if (!loaded.is_ok()) return fail(exit_code_for(loaded.status()), loaded.status().message());
-  std::ifstream in(args[1], std::ios::binary);
-  if (!in) return fail(kExitIo, args[1] + ": cannot open the file");
-  std::stringstream text;
-  text << in.rdbuf();
-  Result<ParsedSolution> parsed = parse_solution_text(args[1], text.str());
+  std::vector<std::string> words;
+  const Status usage = positional_only(args, 2, "eval takes INSTANCE SOLUTION", &words);
+  if (!usage.is_ok()) return fail(kExitUsage, usage.message() + "\n" + usage_text());
+  Result<Loaded> loaded = load(words[0]);
+  if (!loaded.is_ok()) return fail(loaded.status());
+  Result<std::string> text = read_file(words[1], json::kMaxDocumentBytes, "a solution");
+  if (!text.is_ok()) return fail(text.status());
+  Result<ParsedSolution> parsed = parse_solution_text(words[1], text.value());
   if (!parsed.is_ok()) return fail(kExitBadInput, parsed.status().message());
   const Problem& problem = loaded.value().problem;
   if (!parsed.value().sha256.empty() && parsed.value().sha256 != loaded.value().stats.sha256) {
-    std::cerr << "shardlab: note: " << args[1] << " records a different instance file (sha256 "
+    std::cerr << "shardlab: note: " << words[1] << " records a different instance file (sha256 "
               << parsed.value().sha256.substr(0, 12) << "...)\n";
   }
   const Evaluation result = evaluate(problem, parsed.value().solution);
   if (result.verdict == Verdict::kWrongLength || result.verdict == Verdict::kStrategyOutOfRange) {
-    return fail(kExitBadInput, args[1] + ": " + result.message);
+    return fail(kExitBadInput, words[1] + ": " + result.message);
   }
   std::printf("cost %s\n", to_decimal(result.cost).c_str());
   std::printf("verdict %s\n", verdict_name(result.verdict));

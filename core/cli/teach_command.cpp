@@ -5,9 +5,8 @@
 // --force OP=STRATEGY solves again with a strategy imposed and reports the
 // difference to the free optimum.
 #include <cstdio>
-#include <fstream>
 #include <iostream>
-#include <sstream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,7 +37,8 @@ const char* kTeachUsage =
     "  --cost-model NAME  alpha-beta (default), bandwidth (no latency) or\n"
     "                     communication (no compute, as Alpa's ILP)\n"
     "  --OPTION VALUE     any solver option of `shardlab options` (--seed, --workers, ...);\n"
-    "                     --exact-max-nodes defaults to 200 here\n";
+    "                     --exact-max-nodes defaults to 200 here\n"
+    "Options are written --key value or --key=value. Exit codes as for `shardlab help`.\n";
 
 std::string sidecar_path(const std::string& path) {
   const std::string suffix = ".json";
@@ -52,92 +52,76 @@ std::string sidecar_path(const std::string& path) {
 }  // namespace
 
 int teach_command(const std::vector<std::string>& args) {
-  std::string model_path;
-  std::string emit_path;
-  bool as_json = false;
-  Options options = teach::teach_solver_options();
-  teach::GenerateOptions generate;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
+  for (const std::string& arg : args) {
     if (arg == "--help" || arg == "-h") {
       std::cout << kTeachUsage;
       return kExitOk;
     }
-    if (arg == "--json") {
-      as_json = true;
-      continue;
-    }
-    if (arg.rfind("--", 0) == 0) {
-      std::string key = arg.substr(2);
-      std::string value;
-      const size_t eq = key.find('=');
-      if (eq != std::string::npos && key.rfind("force", 0) != 0) {
-        value = key.substr(eq + 1);
-        key = key.substr(0, eq);
-      } else if (key.rfind("force=", 0) == 0) {
-        value = key.substr(6);
-        key = "force";
-      } else {
-        if (i + 1 >= args.size())
-          return fail(kExitUsage, "teach: option --" + key + " needs a value");
-        value = args[++i];
-      }
-      if (key == "emit") {
-        emit_path = value;
-      } else if (key == "force") {
-        const size_t at = value.find('=');
-        if (at == std::string::npos || at == 0) {
-          return fail(kExitUsage, "teach: --force takes NODE=STRATEGY, found '" + value + "'");
-        }
-        generate.forces.emplace_back(value.substr(0, at), value.substr(at + 1));
-      } else if (key == "cost-model") {
-        Result<teach::CostModel> model = teach::parse_cost_model(value);
-        if (!model.is_ok()) return fail(kExitUsage, "teach: " + model.status().message());
-        generate.override_cost_model = true;
-        generate.cost_model = model.value();
-      } else {
-        // Any solver option (shardlab options lists them).
-        const Status status = set_option(&options, key, value);
-        if (!status.is_ok()) return fail(kExitUsage, "teach: " + status.message());
-      }
-    } else if (model_path.empty()) {
-      model_path = arg;
-    } else {
-      return fail(kExitUsage, "teach: unexpected argument '" + arg + "'\n" + kTeachUsage);
-    }
   }
-  if (model_path.empty())
+  bool as_json = false;
+  std::optional<std::string> emit, cost_model;
+  std::vector<std::string> forces, words;
+  std::vector<std::pair<std::string, std::string>> settings;
+  ArgParser parser;
+  parser.flag("json", &as_json);
+  parser.option("emit", &emit);
+  parser.option("cost-model", &cost_model);
+  parser.repeated("force", &forces);
+  parser.others(&settings);  // the solver's options (shardlab options lists them)
+  const Status parsed = parser.parse(args, &words);
+  if (!parsed.is_ok()) return fail(kExitUsage, "teach: " + parsed.message() + "\n" + kTeachUsage);
+  if (words.empty()) {
     return fail(kExitUsage, std::string("teach needs a MODEL.json\n") + kTeachUsage);
+  }
+  if (words.size() > 1) {
+    return fail(kExitUsage, "teach: unexpected argument '" + words[1] + "'\n" + kTeachUsage);
+  }
+  const std::string& model_path = words[0];
+  const std::string emit_path = emit.value_or("");
+  Options options = teach::teach_solver_options();
+  teach::GenerateOptions generate;
+  for (const std::string& force : forces) {
+    const size_t at = force.find('=');
+    if (at == std::string::npos || at == 0) {
+      return fail(kExitUsage, "teach: --force takes NODE=STRATEGY, found '" + force + "'");
+    }
+    generate.forces.emplace_back(force.substr(0, at), force.substr(at + 1));
+  }
+  if (cost_model) {
+    Result<teach::CostModel> model = teach::parse_cost_model(*cost_model);
+    if (!model.is_ok()) return fail(kExitUsage, "teach: " + model.status().message());
+    generate.override_cost_model = true;
+    generate.cost_model = model.value();
+  }
+  for (const auto& [key, value] : settings) {
+    const Status status = set_option(&options, key, value);
+    if (!status.is_ok()) return fail(kExitUsage, "teach: " + status.message());
+  }
 
-  std::ifstream in(model_path, std::ios::binary);
-  if (!in) return fail(kExitIo, model_path + ": cannot open the file");
-  std::stringstream text;
-  text << in.rdbuf();
-  Result<teach::ModelSpec> model = teach::read_model(model_path, text.str());
-  if (!model.is_ok()) return fail(kExitBadInput, model.status().message());
+  Result<std::string> text = read_file(model_path, teach::kMaxModelFileBytes, "a teaching model");
+  if (!text.is_ok()) return fail(text.status());
+  Result<teach::ModelSpec> model = teach::read_model(model_path, text.value());
+  if (!model.is_ok()) return fail(model.status());
 
   if (!generate.forces.empty()) {
     // A bad --force is a command-line error (1), found before any solving.
     Result<teach::Generated> check = teach::generate(model.value(), generate);
     if (!check.is_ok()) {
       const bool usage = check.status().code() == StatusCode::kInvalidArgument;
-      return fail(usage ? kExitUsage : kExitBadInput,
-                  (usage ? "teach: " : "") + check.status().message());
+      return fail(check.status(), usage ? "teach: " : "");
     }
   }
   catch_interrupts();
   Result<teach::Session> session =
       teach::solve_model(model.value(), generate, options, nullptr, interrupt_flag());
-  if (!session.is_ok()) return fail(kExitBadInput, session.status().message());
+  if (!session.is_ok()) return fail(session.status());
   const teach::Generated& gen = session.value().gen;
   if (!emit_path.empty()) {
-    std::ofstream out(emit_path, std::ios::binary);
-    out << teach::instance_json(gen);
-    out.close();
-    std::ofstream side(sidecar_path(emit_path), std::ios::binary);
-    side << teach::sidecar_json(gen) << "\n";
-    side.close();
-    if (!out || !side) return fail(kExitIo, emit_path + ": cannot write the instance");
+    Status written = write_file(emit_path, teach::instance_json(gen), "instance");
+    if (written.is_ok()) {
+      written = write_file(sidecar_path(emit_path), teach::sidecar_json(gen) + "\n", "sidecar");
+    }
+    if (!written.is_ok()) return fail(written);
   }
   const teach::SolveSummary& summary = session.value().summary;
   if (!summary.found) {

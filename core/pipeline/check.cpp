@@ -15,8 +15,11 @@ namespace {
 class Reporter {
  public:
   explicit Reporter(CheckReport* report) : report_(*report) {}
-  void add(const std::string& text) {
-    if (report_.violation_count < CheckReport::kMaxViolations) report_.violations.push_back(text);
+  void add(const std::string& text, int32_t slot = -1) {
+    if (report_.violation_count < CheckReport::kMaxViolations) {
+      report_.violations.push_back(text);
+      report_.violation_slots.push_back(slot);
+    }
     ++report_.violation_count;
   }
 
@@ -54,13 +57,13 @@ CheckReport check_schedule(const Expansion& e, const Timeline& timeline) {
   for (int32_t i = 0; i < num_slots; ++i) {
     const TimedSlot& s = timeline.slots[i];
     if (s.device < 0 || s.device >= p) {
-      violation.add("slot " + std::to_string(i) + " names device " + std::to_string(s.device));
+      violation.add("slot " + std::to_string(i) + " names device " + std::to_string(s.device), i);
       continue;
     }
     std::vector<int32_t> members;
     const int32_t a = s.slot.op, b = s.slot.partner;
     if (a < 0 || a >= n || (s.slot.kind == SlotKind::kPair && (b < 0 || b >= n))) {
-      violation.add("slot " + std::to_string(i) + " names an operation out of range");
+      violation.add("slot " + std::to_string(i) + " names an operation out of range", i);
       continue;
     }
     int64_t expected = 0;
@@ -71,7 +74,7 @@ CheckReport check_schedule(const Expansion& e, const Timeline& timeline) {
         break;
       case SlotKind::kFullBackward: {
         if (e.ops[a].kind != OpKind::kB) {
-          violation.add(e.op_label(a) + " is run as a full backward but is not a B");
+          violation.add(e.op_label(a) + " is run as a full backward but is not a B", i);
           continue;
         }
         const int32_t w = e.op_of(e.ops[a].microbatch, e.ops[a].unit, OpKind::kW);
@@ -97,19 +100,21 @@ CheckReport check_schedule(const Expansion& e, const Timeline& timeline) {
     }
     if (s.end - s.start != expected) {
       violation.add(e.op_label(a) + " on device " + std::to_string(s.device) + " lasts " +
-                    time_text(e, s.end - s.start) + " but takes " + time_text(e, expected));
+                        time_text(e, s.end - s.start) + " but takes " + time_text(e, expected),
+                    i);
     }
-    if (s.start < 0) violation.add(e.op_label(a) + " starts before 0");
+    if (s.start < 0) violation.add(e.op_label(a) + " starts before 0", i);
     for (int32_t op : members) {
       if (slot_of[op] >= 0) {
-        violation.add(e.op_label(op) + " runs twice");
+        violation.add(e.op_label(op) + " runs twice", i);
         continue;
       }
       slot_of[op] = i;
       const int32_t home = timeline.unit_device[e.ops[op].unit];
       if (home != s.device) {
         violation.add(e.op_label(op) + " runs on device " + std::to_string(s.device) +
-                      " but its unit sits on device " + std::to_string(home));
+                          " but its unit sits on device " + std::to_string(home),
+                      i);
       }
     }
   }
@@ -124,8 +129,9 @@ CheckReport check_schedule(const Expansion& e, const Timeline& timeline) {
     const TimedSlot& to = timeline.slots[slot_of[arc.to]];
     if (slot_of[arc.from] == slot_of[arc.to]) {
       if (e.ops[arc.from].kind == OpKind::kB && e.ops[arc.to].kind == OpKind::kW) continue;
-      violation.add(e.op_label(arc.to) + " runs in the same block as its input " +
-                    e.op_label(arc.from));
+      violation.add(
+          e.op_label(arc.to) + " runs in the same block as its input " + e.op_label(arc.from),
+          slot_of[arc.to]);
       continue;
     }
     const bool crosses =
@@ -135,7 +141,8 @@ CheckReport check_schedule(const Expansion& e, const Timeline& timeline) {
       violation.add(e.op_label(arc.to) + " starts at " + time_text(e, to.start) +
                     " but its input " + e.op_label(arc.from) + " ends at " +
                     time_text(e, from.end) +
-                    (delay > 0 ? " and needs " + time_text(e, delay) + " to arrive" : ""));
+                        (delay > 0 ? " and needs " + time_text(e, delay) + " to arrive" : ""),
+                    slot_of[arc.to]);
     }
   }
 
@@ -171,7 +178,8 @@ CheckReport check_schedule(const Expansion& e, const Timeline& timeline) {
         if (s.start < prev.end) {
           violation.add("device " + std::to_string(d) + " runs " + e.op_label(prev.slot.op) + " " +
                         span_text(e, prev.start, prev.end) + " and " + e.op_label(s.slot.op) + " " +
-                        span_text(e, s.start, s.end) + " at the same time");
+                            span_text(e, s.start, s.end) + " at the same time",
+                        slots[k]);
         }
       }
     }

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <numeric>
 
 namespace shardlab::pipeline {
@@ -32,6 +33,21 @@ int64_t decimal_scale(const std::vector<double>& values) {
     if (integral) return scale;
   }
   return 1'000'000;
+}
+
+// "expected at most 4000000 operations in the expansion, found 100000
+// micro-batches x 20 stages x 3 = 6000000", for a message at "microbatches".
+Status too_many_ops(int64_t microbatches, int64_t units, const char* unit) {
+  return invalid("expected at most " + std::to_string(kMaxOps) +
+                 " operations in the expansion (F, B and W of every micro-batch), found " +
+                 std::to_string(microbatches) + " micro-batches x " + std::to_string(units) + " " +
+                 unit + " x 3 = " + std::to_string(microbatches * units * 3));
+}
+
+std::string short_number(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3g", value);
+  return text;
 }
 
 int64_t ticks(double value, int64_t scale) {
@@ -78,31 +94,30 @@ void finish(const Problem& problem, Expansion* e) {
 Result<int32_t> stage_count(const Problem& problem, const Placement& placement) {
   const int32_t p = problem.devices;
   int32_t needed = -1;  // -1: any
-  std::string what;
+  std::string why;      // what the placement does, for "expected N stages (WHY)"
   switch (placement.kind) {
     case PlacementKind::kLinear:
     case PlacementKind::kBidirectional:
       needed = p;
-      what = std::string(placement_name(placement.kind)) + " placement needs " + std::to_string(p) +
-             " stages on " + std::to_string(p) + " devices";
+      why = std::string("the ") + placement_name(placement.kind) +
+            " placement puts one stage on each of " + std::to_string(p) + " devices";
       break;
     case PlacementKind::kInterleaved:
       if (placement.chunks < 1) return invalid("interleaved placement needs at least 1 chunk");
       needed = p * placement.chunks;
-      what = "interleaved placement with " + std::to_string(placement.chunks) + " chunks needs " +
-             std::to_string(needed) + " stages on " + std::to_string(p) + " devices";
+      why = "the interleaved placement puts " + std::to_string(placement.chunks) +
+            " chunks on each of " + std::to_string(p) + " devices";
       break;
     case PlacementKind::kVShape:
       needed = 2 * p;
-      what = "V-shape placement needs " + std::to_string(needed) + " stages on " +
-             std::to_string(p) + " devices";
+      why = "the V-shape placement puts 2 stages on each of " + std::to_string(p) + " devices";
       break;
     case PlacementKind::kExplicit:
       if (placement.devices.empty() || placement.devices.size() > 2) {
         return invalid("explicit placement needs one device list, or two (one per copy)");
       }
       needed = static_cast<int32_t>(placement.devices[0].size());
-      what = "the explicit placement lists " + std::to_string(needed) + " stages";
+      why = "the explicit placement lists " + std::to_string(needed);
       break;
     case PlacementKind::kFree:
     case PlacementKind::kAuto:
@@ -111,7 +126,10 @@ Result<int32_t> stage_count(const Problem& problem, const Placement& placement) 
   }
   if (problem.uniform) return needed;
   const int32_t have = static_cast<int32_t>(problem.stages.size());
-  if (needed != have) return invalid(what + ", the problem has " + std::to_string(have));
+  if (needed != have) {
+    return invalid("expected " + std::to_string(needed) + " stages (" + why + "), found " +
+                   std::to_string(have));
+  }
   return have;
 }
 
@@ -181,14 +199,14 @@ Result<Expansion> expand_stages(const Problem& problem, const Placement& placeme
                  : 1;
   if (e.copies == 2 && placement.kind == PlacementKind::kExplicit &&
       static_cast<int32_t>(placement.devices[1].size()) != S) {
-    return invalid("the explicit placement's two copies list " + std::to_string(S) + " and " +
-                   std::to_string(placement.devices[1].size()) + " stages");
+    return invalid("expected the explicit placement's two copies to list as many stages, found " +
+                   std::to_string(S) + " and " + std::to_string(placement.devices[1].size()));
   }
   e.chunks = placement.kind == PlacementKind::kInterleaved ? placement.chunks
              : placement.kind == PlacementKind::kVShape    ? 2
                                                            : 1;
   if (static_cast<int64_t>(problem.microbatches) * S * e.copies * 3 > kMaxOps) {
-    return invalid("the expansion would have more than " + std::to_string(kMaxOps) + " operations");
+    return too_many_ops(problem.microbatches, int64_t{S} * e.copies, "stages");
   }
   // Uniform: a device's share split into S/p stages; the scale absorbs the
   // split so that every stage value stays an exact integer.
@@ -270,7 +288,7 @@ Result<Expansion> expand_operators(const Problem& problem) {
   const int32_t n = static_cast<int32_t>(problem.operators.size());
   const int32_t m = problem.microbatches;
   if (static_cast<int64_t>(m) * n * 3 > kMaxOps) {
-    return invalid("the expansion would have more than " + std::to_string(kMaxOps) + " operations");
+    return too_many_ops(m, n, "operators");
   }
   Expansion e;
   e.form = Form::kOperators;
@@ -406,6 +424,81 @@ const char* kind_name(OpKind kind) {
   return "?";
 }
 
+bool on_resolution(double value) {
+  const double x = value / kResolution;
+  return std::fabs(x - std::nearbyint(x)) <= 1e-9 * std::max(1.0, std::fabs(x));
+}
+
+Totals exact_totals(const Problem& problem) {
+  // The bound sums every operation of every micro-batch and every delay,
+  // which no makespan exceeds; busy and idle totals sum at most `devices`
+  // makespans, and memory at most every micro-batch's activations.
+  constexpr double kLimit = 4.6e18;  // 2^62
+  std::vector<double> times{problem.comm}, mems;
+  double work = 0, delays = 0, act = 0, param = 0;
+  int64_t boundaries = 0;
+  const bool uniform = problem.form == Form::kStages && problem.uniform;
+  const double split = uniform ? std::max<int32_t>(problem.placement.chunks, 2) : 1;
+  if (problem.form == Form::kStages) {
+    for (const StageSpec& s : problem.stages) {
+      for (double x : {s.f, s.b, s.w, s.fb < 0 ? 0.0 : s.fb, s.comm < 0 ? 0.0 : s.comm}) {
+        times.push_back(x);
+      }
+      for (double x : {s.act, s.keep, s.param}) mems.push_back(x);
+      work += s.f + s.b + s.w + std::max(0.0, s.fb);
+      delays = std::max(delays, s.comm < 0 ? problem.comm : s.comm);
+      act += s.act;
+      param += s.param;
+    }
+    const double copies = uniform ? problem.devices : 1;
+    work *= copies;
+    act *= copies;
+    param *= 2 * copies;  // bidirectional placements hold two copies
+    boundaries = uniform ? static_cast<int64_t>(problem.devices * split)
+                         : static_cast<int64_t>(problem.stages.size());
+  } else {
+    for (const OperatorSpec& o : problem.operators) {
+      for (double x : {o.f, o.b, o.w}) times.push_back(x);
+      for (double x : {o.act, o.keep, o.param}) mems.push_back(x);
+      work += o.f + o.b + o.w;
+      act += o.act;
+      param += o.param;
+    }
+    delays = problem.comm;
+    for (const EdgeSpec& e : problem.edges) {
+      delays = std::max(delays, e.comm < 0 ? 0.0 : e.comm);
+      times.push_back(e.comm < 0 ? 0.0 : e.comm);
+    }
+    boundaries = static_cast<int64_t>(problem.edges.size() + problem.operators.size());
+  }
+  for (double c : problem.mem_cap) mems.push_back(c);
+  const double m = problem.microbatches;
+  const double p = problem.devices;
+  const double time_ticks = (m * (work + delays * static_cast<double>(boundaries) * 2)) *
+                            static_cast<double>(decimal_scale(times)) * split;
+  const double mem_ticks = (m * act + param) * static_cast<double>(decimal_scale(mems)) * split;
+  Totals out;
+  const double resolution_time = 1.0 / static_cast<double>(decimal_scale(times));
+  const double resolution_mem = 1.0 / static_cast<double>(decimal_scale(mems));
+  if (time_ticks * p > kLimit) {
+    out.ok = false;
+    out.expected = "a total time within exact 64-bit arithmetic (at most " + short_number(kLimit) +
+                   " ticks of " + short_number(resolution_time) + " over all devices)";
+    out.found = std::to_string(problem.microbatches) + " micro-batches of " + short_number(work) +
+                " time units of work on " + std::to_string(problem.devices) + " devices (" +
+                short_number(time_ticks * p) + " ticks)";
+  } else if (mem_ticks * p > kLimit) {
+    out.ok = false;
+    out.expected = "a total memory within exact 64-bit arithmetic (at most " +
+                   short_number(kLimit) + " ticks of " + short_number(resolution_mem) +
+                   " over all devices)";
+    out.found = std::to_string(problem.microbatches) + " micro-batches of " + short_number(act) +
+                " activation units on " + std::to_string(problem.devices) + " devices (" +
+                short_number(mem_ticks * p) + " ticks)";
+  }
+  return out;
+}
+
 Status validate(const Problem& problem) {
   if (problem.devices < 1) return invalid("a problem needs at least 1 device");
   if (problem.microbatches < 1) return invalid("a problem needs at least 1 micro-batch");
@@ -417,11 +510,20 @@ Status validate(const Problem& problem) {
   for (double c : problem.mem_cap) {
     if (!finite_nonnegative(c)) return invalid("mem_cap must be finite and >= 0");
   }
-  auto check_values = [](const std::string& what, std::initializer_list<double> values, double act,
-                         double keep) -> Status {
+  // Zero-time F or B operations would start and end at one instant, where
+  // the memory events' order (releases first) no longer matches the
+  // dependencies: schedules would release activations they never held.
+  auto check_values = [](const std::string& what, double f, double b, double fb,
+                         std::initializer_list<double> values, double act, double keep) -> Status {
     for (double v : values) {
       if (!finite_nonnegative(v)) return invalid(what + ": values must be finite and >= 0");
+      if (!on_resolution(v)) {
+        return invalid(what + ": " + short_number(v) + " has more than 6 decimals");
+      }
     }
+    if (!(f > 0)) return invalid(what + ": F must be above 0 (F and B take time; W may be 0)");
+    if (!(b > 0)) return invalid(what + ": B must be above 0 (F and B take time; W may be 0)");
+    if (fb >= 0 && !(fb > 0)) return invalid(what + ": FB must be above 0");
     if (keep > act) return invalid(what + ": keep exceeds act");
     return Status::ok();
   };
@@ -432,11 +534,13 @@ Status validate(const Problem& problem) {
     }
     for (size_t s = 0; s < problem.stages.size(); ++s) {
       const StageSpec& st = problem.stages[s];
-      Status status = check_values("stage " + std::to_string(s),
-                                   {st.f, st.b, st.w, st.act, st.keep, st.param}, st.act, st.keep);
-      if (!status.is_ok()) return status;
       if (st.fb >= 0 && !std::isfinite(st.fb)) return invalid("FB must be finite");
       if (st.comm >= 0 && !std::isfinite(st.comm)) return invalid("comm must be finite");
+      Status status = check_values("stage " + std::to_string(s), st.f, st.b, st.fb,
+                                   {st.f, st.b, st.w, st.act, st.keep, st.param,
+                                    std::max(0.0, st.fb), std::max(0.0, st.comm)},
+                                   st.act, st.keep);
+      if (!status.is_ok()) return status;
     }
     if (problem.placement.kind == PlacementKind::kExplicit) {
       for (const std::vector<int32_t>& list : problem.placement.devices) {
@@ -448,31 +552,40 @@ Status validate(const Problem& problem) {
         }
       }
     }
-    return Status::ok();
-  }
-  const int32_t n = static_cast<int32_t>(problem.operators.size());
-  if (n == 0) return invalid("an operators problem needs at least 1 operator");
-  for (const OperatorSpec& o : problem.operators) {
-    Status status =
-        check_values("operator " + o.name, {o.f, o.b, o.w, o.act, o.keep, o.param}, o.act, o.keep);
-    if (!status.is_ok()) return status;
-    for (size_t i = 0; i < o.devices.size(); ++i) {
-      if (o.devices[i] < 0 || o.devices[i] >= problem.devices) {
-        return invalid("operator " + o.name + " names device " + std::to_string(o.devices[i]));
-      }
-      if (i > 0 && o.devices[i] <= o.devices[i - 1]) {
-        return invalid("operator " + o.name + ": devices must be ascending and distinct");
+  } else {
+    const int32_t n = static_cast<int32_t>(problem.operators.size());
+    if (n == 0) return invalid("an operators problem needs at least 1 operator");
+    for (const OperatorSpec& o : problem.operators) {
+      Status status = check_values("operator " + o.name, o.f, o.b, -1,
+                                   {o.f, o.b, o.w, o.act, o.keep, o.param}, o.act, o.keep);
+      if (!status.is_ok()) return status;
+      for (size_t i = 0; i < o.devices.size(); ++i) {
+        if (o.devices[i] < 0 || o.devices[i] >= problem.devices) {
+          return invalid("operator " + o.name + " names device " + std::to_string(o.devices[i]));
+        }
+        if (i > 0 && o.devices[i] <= o.devices[i - 1]) {
+          return invalid("operator " + o.name + ": devices must be ascending and distinct");
+        }
       }
     }
-  }
-  for (const EdgeSpec& edge : problem.edges) {
-    if (edge.from < 0 || edge.from >= n || edge.to < 0 || edge.to >= n) {
-      return invalid("an edge names an operator out of range");
+    for (const EdgeSpec& edge : problem.edges) {
+      if (edge.from < 0 || edge.from >= n || edge.to < 0 || edge.to >= n) {
+        return invalid("an edge names an operator out of range");
+      }
+      if (edge.from == edge.to) return invalid("an edge joins an operator to itself");
+      if (edge.comm >= 0 && !std::isfinite(edge.comm)) return invalid("comm must be finite");
     }
-    if (edge.from == edge.to) return invalid("an edge joins an operator to itself");
-    if (edge.comm >= 0 && !std::isfinite(edge.comm)) return invalid("comm must be finite");
+    if (!acyclic(n, problem.edges)) return invalid("the operator graph has a cycle");
   }
-  if (!acyclic(n, problem.edges)) return invalid("the operator graph has a cycle");
+  for (double v : problem.mem_cap) {
+    if (!on_resolution(v))
+      return invalid("mem_cap: " + short_number(v) + " has more than 6 decimals");
+  }
+  if (!on_resolution(problem.comm)) {
+    return invalid("comm: " + short_number(problem.comm) + " has more than 6 decimals");
+  }
+  const Totals totals = exact_totals(problem);
+  if (!totals.ok) return invalid("expected " + totals.expected + ", found " + totals.found);
   return Status::ok();
 }
 
@@ -508,19 +621,21 @@ Status check_placement(const Problem& problem, const Placement& placement) {
   if (!valid.is_ok()) return valid;
   if (problem.form == Form::kOperators) {
     if (placement.kind != PlacementKind::kAuto && placement.kind != PlacementKind::kFree) {
-      return invalid(std::string("an operators problem has no ") + placement_name(placement.kind) +
-                     " placement: each operator goes on one of its allowed devices");
+      return invalid(std::string("expected a schedule for an operators problem (each operator "
+                                 "runs on one of its allowed devices), found one that needs the ") +
+                     placement_name(placement.kind) + " placement");
     }
     if (static_cast<int64_t>(problem.microbatches) * problem.operators.size() * 3 > kMaxOps) {
-      return invalid("the expansion would have more than " + std::to_string(kMaxOps) +
-                     " operations");
+      return too_many_ops(problem.microbatches, static_cast<int64_t>(problem.operators.size()),
+                          "operators");
     }
     return Status::ok();
   }
   if (problem.placement.kind != PlacementKind::kAuto && placement.kind != PlacementKind::kAuto &&
       placement.kind != problem.placement.kind) {
-    return invalid(std::string("the problem fixes the ") + placement_name(problem.placement.kind) +
-                   " placement; this needs " + placement_name(placement.kind));
+    return invalid(std::string("expected the ") + placement_name(placement.kind) +
+                   " placement (what this schedule runs), found the " +
+                   placement_name(problem.placement.kind) + " placement the problem fixes");
   }
   const Placement chosen = resolve_placement(problem, placement);
   Result<int32_t> count = stage_count(problem, chosen);
@@ -529,12 +644,12 @@ Status check_placement(const Problem& problem, const Placement& placement) {
                    (chosen.kind == PlacementKind::kExplicit && chosen.devices.size() == 2);
   if (chosen.kind == PlacementKind::kExplicit && two &&
       chosen.devices[1].size() != chosen.devices[0].size()) {
-    return invalid("the explicit placement's two copies list " +
+    return invalid("expected the explicit placement's two copies to list as many stages, found " +
                    std::to_string(chosen.devices[0].size()) + " and " +
-                   std::to_string(chosen.devices[1].size()) + " stages");
+                   std::to_string(chosen.devices[1].size()));
   }
   if (static_cast<int64_t>(problem.microbatches) * count.value() * 3 > kMaxOps) {
-    return invalid("the expansion would have more than " + std::to_string(kMaxOps) + " operations");
+    return too_many_ops(problem.microbatches, count.value(), "stages");
   }
   return Status::ok();
 }
@@ -544,15 +659,17 @@ Result<Expansion> expand(const Problem& problem, const Placement& placement) {
   if (!valid.is_ok()) return valid;
   if (problem.form == Form::kOperators) {
     if (placement.kind != PlacementKind::kAuto && placement.kind != PlacementKind::kFree) {
-      return invalid(std::string("an operators problem has no ") + placement_name(placement.kind) +
-                     " placement: each operator goes on one of its allowed devices");
+      return invalid(std::string("expected a schedule for an operators problem (each operator "
+                                 "runs on one of its allowed devices), found one that needs the ") +
+                     placement_name(placement.kind) + " placement");
     }
     return expand_operators(problem);
   }
   if (problem.placement.kind != PlacementKind::kAuto && placement.kind != PlacementKind::kAuto &&
       placement.kind != problem.placement.kind) {
-    return invalid(std::string("the problem fixes the ") + placement_name(problem.placement.kind) +
-                   " placement; this needs " + placement_name(placement.kind));
+    return invalid(std::string("expected the ") + placement_name(placement.kind) +
+                   " placement (what this schedule runs), found the " +
+                   placement_name(problem.placement.kind) + " placement the problem fixes");
   }
   if (problem.placement.kind == PlacementKind::kInterleaved &&
       placement.kind == PlacementKind::kInterleaved &&

@@ -113,9 +113,27 @@ struct Problem {
 };
 
 // Checks the invariants the expansion relies on (positive counts, finite
-// non-negative values, keep <= act, device indices in range, an acyclic
-// operator graph). The problem reader already reports these with positions.
+// non-negative values, F and B above 0, at most 6 decimals, keep <= act,
+// device indices in range, an acyclic operator graph, totals within
+// exact_totals()). The problem reader already reports these with positions.
 Status validate(const Problem& problem);
+
+// Times and memory are exact to this resolution (6 decimals): a finer value
+// would be rounded by the expansion, and an F or B could become 0 ticks.
+constexpr double kResolution = 1e-6;
+bool on_resolution(double value);
+
+// Whether the problem's totals fit the int64 tick arithmetic of the
+// expansion, the simulator, the checker and the planner: the time of all
+// work and delays of every micro-batch, and the memory of every micro-batch
+// at once, in ticks (under the finest split any placement makes), times the
+// device count, below 2^62. When they do not, `expected` and `found` say so
+// in the user's numbers, for a message at "microbatches".
+struct Totals {
+  bool ok = true;
+  std::string expected, found;
+};
+Totals exact_totals(const Problem& problem);
 
 // ---- the expansion ---------------------------------------------------------
 

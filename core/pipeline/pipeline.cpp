@@ -318,7 +318,8 @@ Result<ScheduleResult> read_schedule_json(const Problem& problem, const std::str
                                           std::string_view text) {
   Result<json::Document> doc = json::Document::parse(source, text);
   if (!doc.is_ok()) return doc.status();
-  const json::JsonAt root = doc.value().root();
+  const json::Document& document = doc.value();
+  const json::JsonAt root = document.root();
   json::Errors errors;
   errors.add(root.expect(json::Kind::kObject));
   if (!errors.ok()) return errors.status();
@@ -340,15 +341,21 @@ Result<ScheduleResult> read_schedule_json(const Problem& problem, const std::str
     }
     if (placement.kind == PlacementKind::kExplicit) placement = problem.placement;
     placement.chunks = static_cast<int32_t>(
-        errors.take(summary.integer_or("chunks", problem.placement.chunks, 1, 1024)));
+        errors.take(summary.integer_or("chunks", problem.placement.chunks, 1, 64)));
   }
   if (!errors.ok()) return errors.status();
   Result<Expansion> expansion = expand(problem, placement);
-  if (!expansion.is_ok()) return expansion.status();
+  if (!expansion.is_ok()) {
+    // The schedule's placement does not fit this problem: say where it is set.
+    const json::JsonAt at = summary.has("placement") ? summary["placement"] : root;
+    return at.error("a placement that fits the problem", expansion.status().message());
+  }
   const json::JsonAt ops = root["ops"];
-  errors.add(ops.expect(json::Kind::kArray));
-  if (!errors.ok()) return errors.status();
-  // A schedule may use times finer than the problem's own values.
+  Status listed = ops.expect_array(static_cast<size_t>(expansion.value().num_ops()),
+                                   "entries (one per operation of the problem)");
+  if (!listed.is_ok()) return listed;
+  // A schedule may use times finer than the problem's own values, down to
+  // the lab's resolution; finer ones would be rounded, so they are refused.
   std::vector<double> stamps;
   for (size_t i = 0; i < ops.size(); ++i) {
     for (const char* key : {"start", "end"}) {
@@ -357,9 +364,24 @@ Result<ScheduleResult> read_schedule_json(const Problem& problem, const std::str
   }
   refine_ticks(&expansion.value(), tick_factor(stamps, expansion.value().time_scale));
   const Expansion& e = expansion.value();
-  std::vector<int32_t> operator_index;
+  const double scale = static_cast<double>(e.time_scale);
+  // Every sum over the timeline (busy time over devices) stays in int64.
+  const double max_ticks = 4.6e18 / std::max(1, e.devices) / 4;
+  auto read_time = [&](const json::JsonAt& at) -> Result<int64_t> {
+    Result<double> t = at.number(0, max_ticks / scale);
+    if (!t.is_ok()) return t.status();
+    const double x = t.value() * scale;
+    if (std::fabs(x - std::nearbyint(x)) > 1e-9 * std::max(1.0, std::fabs(x))) {
+      return at.error("a time with at most 6 decimals beyond the problem's own (a multiple of " +
+                      number_text(1.0 / scale) + ")");
+    }
+    return static_cast<int64_t>(std::llround(x));
+  };
   Timeline timeline;
   timeline.unit_device.assign(e.num_units(), -1);
+  std::vector<int32_t> unit_entry(e.num_units(), -1);  // the entry that placed each unit
+  std::vector<int32_t> op_entry(e.num_ops(), -1);      // the entry that runs each op
+  std::vector<int32_t> slot_entry;                     // the entry of each slot
   // Reads the op fields of an entry (or its "backward" part) to an op id.
   auto op_at = [&](const json::JsonAt& at, OpKind kind) -> Result<int32_t> {
     int32_t stage = 0;
@@ -388,16 +410,17 @@ Result<ScheduleResult> read_schedule_json(const Problem& problem, const std::str
   for (size_t i = 0; i < ops.size(); ++i) {
     const json::JsonAt entry = ops[i];
     errors.add(entry.expect(json::Kind::kObject));
+    if (!errors.ok()) return errors.status();
     const int32_t device =
         static_cast<int32_t>(errors.take(entry["device"].integer(0, e.devices - 1)));
     const std::string kind = errors.take(entry["kind"].string());
-    const double start = errors.take(entry["start"].number(0, 1e15));
-    const double end = errors.take(entry["end"].number(0, 1e15));
+    const int64_t start = errors.take(read_time(entry["start"]));
+    const int64_t end = errors.take(read_time(entry["end"]));
     if (!errors.ok()) return errors.status();
     TimedSlot slot;
     slot.device = device;
-    slot.start = static_cast<int64_t>(std::llround(start * static_cast<double>(e.time_scale)));
-    slot.end = static_cast<int64_t>(std::llround(end * static_cast<double>(e.time_scale)));
+    slot.start = start;
+    slot.end = end;
     OpKind first = OpKind::kF;
     if (kind == "F") {
       slot.slot.kind = SlotKind::kSingle;
@@ -417,25 +440,90 @@ Result<ScheduleResult> read_schedule_json(const Problem& problem, const std::str
     if (!op.is_ok()) return op.status();
     slot.slot.op = op.value();
     if (slot.slot.kind == SlotKind::kPair) {
-      Result<int32_t> b = op_at(entry["backward"], OpKind::kB);
+      // The overlapped backward half names its own stage and micro-batch.
+      const json::JsonAt backward = entry["backward"];
+      Status is_object = backward.expect(json::Kind::kObject);
+      if (!is_object.is_ok()) return is_object;
+      Result<int32_t> b = op_at(backward, OpKind::kB);
       if (!b.is_ok()) return b.status();
       slot.slot.partner = b.value();
     }
-    const int32_t unit = e.ops[slot.slot.op].unit;
-    if (timeline.unit_device[unit] < 0) timeline.unit_device[unit] = device;
-    if (slot.slot.is_pair() && timeline.unit_device[e.ops[slot.slot.partner].unit] < 0) {
-      timeline.unit_device[e.ops[slot.slot.partner].unit] = device;
+    // Each operation once, and each stage copy (or operator) on one device.
+    int32_t members[3];
+    const int32_t count = slot_ops(e, slot.slot, members);
+    for (int32_t k = 0; k < count; ++k) {
+      const int32_t member = members[k];
+      if (op_entry[member] >= 0) {
+        return entry.error("each operation once", e.op_label(member) + " again (also ops[" +
+                                                      std::to_string(op_entry[member]) + "])");
+      }
+      op_entry[member] = static_cast<int32_t>(i);
+      const int32_t unit = e.ops[member].unit;
+      if (timeline.unit_device[unit] < 0) {
+        timeline.unit_device[unit] = device;
+        unit_entry[unit] = static_cast<int32_t>(i);
+      } else if (timeline.unit_device[unit] != device) {
+        return entry["device"].error(
+            "device " + std::to_string(timeline.unit_device[unit]) + " (" +
+                e.op_label(member).substr(e.op_label(member).find(' ') + 1) +
+                " runs there in ops[" + std::to_string(unit_entry[unit]) +
+                "]; a stage copy's operations share its device)",
+            std::to_string(device));
+      }
+    }
+    const int64_t length = slot_duration(e, slot.slot);
+    if (slot.end - slot.start != length) {
+      return entry["end"].error(
+          "start + " + time_text(e, length) + " = " + time_text(e, slot.start + length) + " (" +
+              (kind == "FB" ? std::string("an F&B pair") : kind) + " of " +
+              e.op_label(slot.slot.op) + " takes " + time_text(e, length) + ")",
+          time_text(e, slot.end));
     }
     timeline.slots.push_back(slot);
+    slot_entry.push_back(static_cast<int32_t>(i));
+  }
+  int32_t missing = 0, first_missing = -1;
+  for (int32_t op = 0; op < e.num_ops(); ++op) {
+    if (op_entry[op] >= 0) continue;
+    if (first_missing < 0) first_missing = op;
+    ++missing;
+  }
+  if (missing > 0) {
+    return ops.error("an entry for every operation of the problem (" +
+                         std::to_string(e.num_ops()) + ")",
+                     "none for " + e.op_label(first_missing) +
+                         (missing > 1 ? " and " + std::to_string(missing - 1) + " more" : ""));
   }
   for (int32_t u = 0; u < e.num_units(); ++u) {
     if (timeline.unit_device[u] < 0) timeline.unit_device[u] = e.units[u].devices[0];
   }
-  std::stable_sort(timeline.slots.begin(), timeline.slots.end(),
-                   [](const TimedSlot& a, const TimedSlot& b) {
-                     return a.device != b.device ? a.device < b.device : a.start < b.start;
-                   });
-  return evaluate_timeline(problem, std::move(expansion).value(), std::move(timeline), name);
+  // Device by device, by start; the entries follow their slots.
+  std::vector<int32_t> order(timeline.slots.size());
+  for (size_t k = 0; k < order.size(); ++k) order[k] = static_cast<int32_t>(k);
+  std::stable_sort(order.begin(), order.end(), [&](int32_t x, int32_t y) {
+    const TimedSlot& a = timeline.slots[x];
+    const TimedSlot& b = timeline.slots[y];
+    return a.device != b.device ? a.device < b.device : a.start < b.start;
+  });
+  std::vector<TimedSlot> sorted;
+  std::vector<int32_t> sorted_entry;
+  for (int32_t k : order) {
+    sorted.push_back(timeline.slots[k]);
+    sorted_entry.push_back(slot_entry[k]);
+  }
+  timeline.slots = std::move(sorted);
+  ScheduleResult result =
+      evaluate_timeline(problem, std::move(expansion).value(), std::move(timeline), name);
+  // The checker's findings, at the entries they are about.
+  CheckReport& report = result.check;
+  for (size_t k = 0; k < report.violations.size() && k < report.violation_slots.size(); ++k) {
+    const int32_t slot = report.violation_slots[k];
+    if (slot < 0 || slot >= static_cast<int32_t>(sorted_entry.size())) continue;
+    const json::JsonAt entry = ops[static_cast<size_t>(sorted_entry[slot])];
+    report.violations[k] =
+        document.where(entry.offset()) + ": at " + entry.path() + ": " + report.violations[k];
+  }
+  return result;
 }
 
 }  // namespace shardlab::pipeline

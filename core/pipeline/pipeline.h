@@ -4,7 +4,7 @@
 // Lifecycle:
 //   Result<Problem> problem = read_problem_json(file, text);     // or uniform_problem(...)
 //   Result<ScheduleResult> s = run_schedule(problem, "1F1B");    // generate + simulate + check
-//   //   or: plan with the planner (core/pipeline/planner.h, P2), then
+//   //   or: plan with the planner (core/pipeline/planner.h), then
 //   //   evaluate_timeline(problem, expansion, timeline, "planned")
 //   s.value().check.valid;                                       // independent check
 //   schedule_json(s.value());                                    // the schedule JSON

@@ -6,6 +6,7 @@
 #include "core/pipeline/problem_json.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -19,23 +20,43 @@ namespace {
 constexpr int64_t kMaxDevices = 1024;
 constexpr int64_t kMaxMicrobatches = 100000;
 constexpr int64_t kMaxItems = 100000;
+constexpr size_t kMaxStages = kMaxDevices * 64;  // a chain, or an explicit placement
 constexpr double kMaxTime = 1e9;
 constexpr double kMaxMemory = 1e12;
 
 using json::JsonAt;
 using json::Kind;
 
+// A time or memory value of the file: a number from 0 (or, for F and B,
+// above 0) to max, exact at the lab's resolution of 6 decimals, so that the
+// expansion's integer ticks never round it (or round it to 0).
+Result<double> read_amount(const JsonAt& at, double fallback, double max, bool positive) {
+  if (!at.exists()) return fallback;
+  json::Errors errors;
+  const double value = errors.take(at.number(0, max));
+  if (!errors.ok()) return errors.status();
+  if (positive && value == 0) {
+    return at.error("a time above 0 (F and B take time; only W may be 0)");
+  }
+  if (!on_resolution(value)) {
+    return at.error("a number with at most 6 decimals (times and memory are exact to 1e-6)");
+  }
+  return value;
+}
+
 // Reads F/B/W/FB/act/keep/param (and comm) of an object over defaults.
 Status read_values(const JsonAt& at, StageSpec* s, bool with_comm) {
   json::Errors errors;
-  s->f = errors.take(at.number_or("F", s->f, 0, kMaxTime));
-  s->b = errors.take(at.number_or("B", s->b, 0, kMaxTime));
-  s->w = errors.take(at.number_or("W", s->w, 0, kMaxTime));
-  if (at.has("FB")) s->fb = errors.take(at["FB"].number(0, kMaxTime));
-  s->act = errors.take(at.number_or("act", s->act, 0, kMaxMemory));
-  s->keep = errors.take(at.number_or("keep", s->keep, 0, kMaxMemory));
-  s->param = errors.take(at.number_or("param", s->param, 0, kMaxMemory));
-  if (with_comm && at.has("comm")) s->comm = errors.take(at["comm"].number(0, kMaxTime));
+  s->f = errors.take(read_amount(at["F"], s->f, kMaxTime, true));
+  s->b = errors.take(read_amount(at["B"], s->b, kMaxTime, true));
+  s->w = errors.take(read_amount(at["W"], s->w, kMaxTime, false));
+  if (at.has("FB")) s->fb = errors.take(read_amount(at["FB"], s->fb, kMaxTime, true));
+  s->act = errors.take(read_amount(at["act"], s->act, kMaxMemory, false));
+  s->keep = errors.take(read_amount(at["keep"], s->keep, kMaxMemory, false));
+  s->param = errors.take(read_amount(at["param"], s->param, kMaxMemory, false));
+  if (with_comm && at.has("comm")) {
+    s->comm = errors.take(read_amount(at["comm"], s->comm, kMaxTime, false));
+  }
   if (!errors.ok()) return errors.status();
   if (s->keep > s->act) {
     const JsonAt where = at.has("keep") ? at["keep"] : at["act"];
@@ -62,10 +83,12 @@ Result<TransformerSpec> read_transformer(const JsonAt& at) {
   return t;
 }
 
-Result<std::vector<int32_t>> read_devices(const JsonAt& at, int32_t devices) {
-  Status status = at.expect(Kind::kArray);
+// A list of device indices (at most `max_items`, each below `devices`).
+Result<std::vector<int32_t>> read_devices(const JsonAt& at, int32_t devices, size_t max_items) {
+  Status status = at.expect_array(max_items, "device indices");
   if (!status.is_ok()) return status;
   std::vector<int32_t> out;
+  out.reserve(at.size());
   json::Errors errors;
   for (size_t i = 0; i < at.size(); ++i) {
     out.push_back(static_cast<int32_t>(errors.take(at[i].integer(0, devices - 1))));
@@ -92,13 +115,14 @@ Status read_placement(const JsonAt& at, Problem* problem) {
   if (at[size_t{0}].is(Kind::kArray)) {
     if (at.size() > 2) return at.error("one list of devices per copy (at most 2)");
     for (size_t c = 0; c < at.size(); ++c) {
-      Result<std::vector<int32_t>> list = read_devices(at[c], problem->devices);
+      Result<std::vector<int32_t>> list = read_devices(at[c], problem->devices, kMaxStages);
       if (!list.is_ok()) return list.status();
+      if (list.value().empty()) return at[c].error("a non-empty list of devices per stage");
       problem->placement.devices.push_back(list.value());
     }
     return Status::ok();
   }
-  Result<std::vector<int32_t>> list = read_devices(at, problem->devices);
+  Result<std::vector<int32_t>> list = read_devices(at, problem->devices, kMaxStages);
   if (!list.is_ok()) return list.status();
   problem->placement.devices.push_back(list.value());
   return Status::ok();
@@ -120,7 +144,7 @@ Status read_operators(const JsonAt& root, const StageSpec& defaults, Problem* pr
     if (!errors.ok()) return errors.status();
     if (o.name.empty()) return at["name"].error("a non-empty name");
     if (index.count(o.name)) {
-      return at["name"].error("a name not used before", "\"" + o.name + "\" (also operators[" +
+      return at["name"].error("a name not used before", json::quote(o.name) + " (also operators[" +
                                                             std::to_string(index[o.name]) + "])");
     }
     index[o.name] = static_cast<int32_t>(i);
@@ -134,7 +158,8 @@ Status read_operators(const JsonAt& root, const StageSpec& defaults, Problem* pr
     o.keep = v.keep;
     o.param = v.param;
     if (at.has("devices")) {
-      Result<std::vector<int32_t>> devices = read_devices(at["devices"], problem->devices);
+      Result<std::vector<int32_t>> devices =
+          read_devices(at["devices"], problem->devices, static_cast<size_t>(problem->devices));
       if (!devices.is_ok()) return devices.status();
       o.devices = devices.value();
       if (o.devices.empty()) return at["devices"].error("at least one device");
@@ -173,7 +198,7 @@ Status read_operators(const JsonAt& root, const StageSpec& defaults, Problem* pr
       to = at["to"];
       if (at.has("comm")) {
         json::Errors errors;
-        edge.comm = errors.take(at["comm"].number(0, kMaxTime));
+        edge.comm = errors.take(read_amount(at["comm"], 0, kMaxTime, false));
         if (!errors.ok()) return errors.status();
       }
     } else if (!at.is(Kind::kArray) || at.size() != 2) {
@@ -213,8 +238,9 @@ Status read_operators(const JsonAt& root, const StageSpec& defaults, Problem* pr
   for (size_t i = 0; i < problem->edges.size(); ++i) {
     const EdgeSpec& e = problem->edges[i];
     if (!ordered[e.from] && !ordered[e.to]) {
-      return edges[i].error("edges without a cycle", "an edge on a cycle through \"" +
-                                                         problem->operators[e.from].name + "\"");
+      return edges[i].error(
+          "edges without a cycle",
+          "an edge on a cycle through " + json::quote(problem->operators[e.from].name));
     }
   }
   return Status::ok();
@@ -223,7 +249,9 @@ Status read_operators(const JsonAt& root, const StageSpec& defaults, Problem* pr
 }  // namespace
 
 Result<Problem> read_problem_json(const std::string& source, std::string_view text) {
-  Result<json::Document> doc = json::Document::parse(source, text);
+  json::Limits limits;
+  limits.max_bytes = kMaxProblemBytes;
+  Result<json::Document> doc = json::Document::parse(source, text, limits);
   if (!doc.is_ok()) return doc.status();
   const JsonAt root = doc.value().root();
   Status keys = root.only_keys({"format",    "version", "name",      "devices", "microbatches",
@@ -243,7 +271,7 @@ Result<Problem> read_problem_json(const std::string& source, std::string_view te
   problem.name = errors.take(root.string_or("name", ""));
   problem.microbatches =
       static_cast<int32_t>(errors.take(root["microbatches"].integer(1, kMaxMicrobatches)));
-  problem.comm = errors.take(root.number_or("comm", 0, 0, kMaxTime));
+  problem.comm = errors.take(read_amount(root["comm"], 0, kMaxTime, false));
   problem.placement.chunks = static_cast<int32_t>(errors.take(root.integer_or("chunks", 2, 1, 64)));
   if (!errors.ok()) return errors.status();
   StageSpec defaults;
@@ -264,9 +292,12 @@ Result<Problem> read_problem_json(const std::string& source, std::string_view te
     return root["edges"].error("\"edges\" only beside \"operators\"");
   }
   const JsonAt stages = root["stages"];
-  if (has_stages && (!stages.is(Kind::kArray) || stages.size() == 0 ||
-                     stages.size() > static_cast<size_t>(kMaxDevices * 64))) {
+  if (has_stages && (!stages.is(Kind::kArray) || stages.size() == 0)) {
     return stages.error("a non-empty array of stages");
+  }
+  if (has_stages) {
+    Status size = stages.expect_array(kMaxStages, "stages");
+    if (!size.is_ok()) return size;
   }
   if (has_stages && !root.has("devices")) {
     problem.devices = static_cast<int32_t>(std::min<size_t>(stages.size(), kMaxDevices));
@@ -282,11 +313,11 @@ Result<Problem> read_problem_json(const std::string& source, std::string_view te
             "an array of " + std::to_string(problem.devices) + " caps (one per device)",
             "an array of " + std::to_string(cap.size()));
       }
-      for (size_t d = 0; d < cap.size(); ++d) {
-        problem.mem_cap.push_back(errors.take(cap[d].number(0, kMaxMemory)));
+      for (size_t d = 0; d < cap.size() && errors.ok(); ++d) {
+        problem.mem_cap.push_back(errors.take(read_amount(cap[d], 0, kMaxMemory, false)));
       }
     } else {
-      problem.mem_cap.assign(problem.devices, errors.take(cap.number(0, kMaxMemory)));
+      problem.mem_cap.assign(problem.devices, errors.take(read_amount(cap, 0, kMaxMemory, false)));
     }
     if (!errors.ok()) return errors.status();
   }
@@ -331,6 +362,9 @@ Result<Problem> read_problem_json(const std::string& source, std::string_view te
       }
     }
   }
+  // Totals that would leave 64-bit ticks, at the count that multiplies them.
+  const Totals totals = exact_totals(problem);
+  if (!totals.ok) return root["microbatches"].error(totals.expected, totals.found);
   Status valid = validate(problem);
   if (!valid.is_ok()) return Status(StatusCode::kInvalidInput, source + ": " + valid.message());
   return problem;
@@ -440,6 +474,17 @@ Status apply_flags(const ProblemFlags& flags, const std::string& source, Problem
     }
     problem->placement.kind = kind;
   }
+  // F and B of 0 would be refused by validate() as "stage 0: ..."; name the flag.
+  const std::pair<const char*, const std::optional<double>*> times[] = {{"--F", &flags.f},
+                                                                        {"--B", &flags.b}};
+  for (const auto& [flag, value] : times) {
+    if (*value && !(**value > 0)) {
+      char text[32];
+      std::snprintf(text, sizeof text, "%g", **value);
+      return invalid(std::string(flag) + " " + text +
+                     ": expected a time above 0 (F and B take time; W may be 0), found " + text);
+    }
+  }
   if (problem->form == Form::kStages && problem->uniform) {
     StageSpec& s = problem->stages[0];
     if (flags.transformer) {
@@ -458,7 +503,9 @@ Status apply_flags(const ProblemFlags& flags, const std::string& source, Problem
 }
 
 Result<Problem> problem_from_flags_json(const std::string& source, std::string_view text) {
-  Result<json::Document> doc = json::Document::parse(source, text);
+  json::Limits limits;
+  limits.max_bytes = kMaxProblemBytes;
+  Result<json::Document> doc = json::Document::parse(source, text, limits);
   if (!doc.is_ok()) return doc.status();
   const JsonAt root = doc.value().root();
   Status keys =

@@ -29,6 +29,9 @@
 
 namespace shardlab::pipeline {
 
+// The largest problem file read (a 100,000-operator graph takes about 10 MB).
+constexpr int64_t kMaxProblemBytes = int64_t{16} << 20;
+
 Result<Problem> read_problem_json(const std::string& source, std::string_view text);
 
 // The problem with every default written out (what the page's editor shows).

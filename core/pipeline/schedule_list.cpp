@@ -6,7 +6,7 @@
 // highest-priority operation whose inputs have arrived: B before F before W
 // (B is on the critical path and frees memory; W fills gaps), earlier
 // micro-batches first; an F waits while it would push the device over its
-// memory cap. HEFT and the exact planner (P2's planner.h) do better; this is
+// memory cap. HEFT and the exact planner (planner.h) do better; this is
 // the schedule that always exists.
 #include <algorithm>
 #include <queue>

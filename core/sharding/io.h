@@ -18,6 +18,12 @@
 
 namespace shardlab {
 
+// The most JSON text one instance may have (11 times the largest contest
+// instance): beyond it feed() fails, so an endless stream (a device, a pipe,
+// a gzip bomb) ends there. The model takes at most 4 bytes of memory per
+// byte of JSON (an 8-byte integer per "0,"), plus the working buffer.
+constexpr int64_t kMaxInstanceBytes = int64_t{1} << 30;
+
 class InstanceReader {
  public:
   // source_name is used only in error messages (usually the file name).

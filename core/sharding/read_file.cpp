@@ -2,8 +2,10 @@
 // bytes) through InstanceReader in fixed chunks, hashing the stored bytes on
 // the way. Built only where zlib is available (not in the wasm module: the
 // browser decompresses with DecompressionStream and feeds the reader).
+#include <sys/stat.h>
 #include <zlib.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -30,6 +32,11 @@ Result<Problem> read_instance_file(const std::string& path, ReadStats* stats) {
     return Status(StatusCode::kIoError,
                   path + ": cannot open the file (" + std::strerror(errno) + ")");
   }
+  struct stat info {};
+  if (fstat(fileno(file.get()), &info) == 0 && S_ISDIR(info.st_mode)) {
+    return Status(StatusCode::kIoError,
+                  path + ": cannot read the file (" + std::strerror(EISDIR) + ")");
+  }
   InstanceReader reader(path);
   Sha256 hash;
   std::vector<unsigned char> in(kChunk);
@@ -52,8 +59,9 @@ Result<Problem> read_instance_file(const std::string& path, ReadStats* stats) {
     const size_t got = std::fread(in.data(), 1, in.size(), file.get());
     if (got == 0) {
       if (std::ferror(file.get())) {
-        return Status(StatusCode::kIoError,
-                      path + ": read error after byte " + std::to_string(file_bytes));
+        return Status(StatusCode::kIoError, path + ": cannot read the file after byte " +
+                                                std::to_string(file_bytes) + " (" +
+                                                std::strerror(errno) + ")");
       }
       break;
     }

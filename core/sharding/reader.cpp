@@ -14,6 +14,7 @@
 #include <unordered_map>
 
 #include "core/sharding/io.h"
+#include "core/utf8.h"
 
 namespace shardlab {
 namespace {
@@ -331,10 +332,9 @@ struct InstanceReader::Impl {
     const char* end = buf.data() + len;
     if (p >= end) return "end of input";
     const unsigned char c = static_cast<unsigned char>(*p);
+    // The user's bytes, escaped where they are not printable UTF-8.
     auto clip = [&](const char* from, const char* to) {
-      std::string text(from, std::min<size_t>(static_cast<size_t>(to - from), 40));
-      if (to - from > 40) text += "...";
-      return text;
+      return utf8::printable(std::string_view(from, static_cast<size_t>(to - from)), 40);
     };
     if (c == '"') {
       const char* q = p + 1;
@@ -357,6 +357,10 @@ struct InstanceReader::Impl {
       return "'" + word + "'";
     }
     if (c >= 0x20 && c < 0x7f) return std::string("'") + static_cast<char>(c) + "'";
+    if (c >= 0x80) {
+      const size_t length = utf8::char_length(std::string_view(p, static_cast<size_t>(end - p)), 0);
+      if (length > 0) return "'" + std::string(p, length) + "'";
+    }
     char hex[16];
     std::snprintf(hex, sizeof hex, "byte 0x%02x", c);
     return hex;
@@ -481,7 +485,8 @@ struct InstanceReader::Impl {
     out->clear();
     for (;;) {
       const char* run = s;
-      while (s < end && *s != '"' && *s != '\\' && static_cast<unsigned char>(*s) >= 0x20) {
+      while (s < end && *s != '"' && *s != '\\' && static_cast<unsigned char>(*s) >= 0x20 &&
+             static_cast<unsigned char>(*s) < 0x80) {
         ++s;
       }
       out->append(run, s);
@@ -491,6 +496,20 @@ struct InstanceReader::Impl {
         return Scan::kError;
       }
       if (*s == '"') break;
+      if (static_cast<unsigned char>(*s) >= 0x80) {
+        // Names are written back into result JSON: only UTF-8 may pass.
+        const std::string_view rest(s, static_cast<size_t>(end - s));
+        std::string why;
+        const size_t length = utf8::char_length(rest, 0, &why);
+        if (length == 0) {
+          if (!final && rest.size() < 4) return Scan::kNeedMore;
+          fail_at(s, path(true), "expected UTF-8 text (save the file as UTF-8), found " + why);
+          return Scan::kError;
+        }
+        out->append(s, length);
+        s += length;
+        continue;
+      }
       if (static_cast<unsigned char>(*s) < 0x20) {
         fail_at(s, path(true),
                 "expected a string character, found " + describe(s) +
@@ -533,15 +552,50 @@ struct InstanceReader::Impl {
         }
         code = code * 16 + static_cast<uint32_t>(digit);
       }
+      if (code >= 0xdc00 && code < 0xe000) {
+        fail_at(s, path(true),
+                "expected a \\u escape of a character, found the lone low surrogate '" +
+                    std::string(s, 6) + "'");
+        return Scan::kError;
+      }
+      if (code >= 0xd800 && code < 0xdc00) {
+        // A high surrogate needs its low half: \uD83D\uDE00 is one character.
+        if (end - s < 12) {
+          if (!final) return Scan::kNeedMore;
+        }
+        uint32_t low = 0;
+        bool ok = end - s >= 12 && s[6] == '\\' && s[7] == 'u';
+        for (int i = 8; ok && i < 12; ++i) {
+          const char h = s[i];
+          const int digit = is_digit(h)              ? h - '0'
+                            : (h >= 'a' && h <= 'f') ? h - 'a' + 10
+                            : (h >= 'A' && h <= 'F') ? h - 'A' + 10
+                                                     : -1;
+          ok = digit >= 0;
+          low = low * 16 + static_cast<uint32_t>(digit);
+        }
+        if (!ok || low < 0xdc00 || low >= 0xe000) {
+          fail_at(s, path(true),
+                  "expected a low surrogate after a high one, found a lone \\u escape '" +
+                      std::string(s, 6) + "'");
+          return Scan::kError;
+        }
+        code = 0x10000 + ((code - 0xd800) << 10) + (low - 0xdc00);
+        s += 6;
+      }
       s += 6;
-      // Surrogate halves are kept as they are (names are only displayed).
       if (code < 0x80) {
         out->push_back(static_cast<char>(code));
       } else if (code < 0x800) {
         out->push_back(static_cast<char>(0xC0 | (code >> 6)));
         out->push_back(static_cast<char>(0x80 | (code & 0x3F)));
-      } else {
+      } else if (code < 0x10000) {
         out->push_back(static_cast<char>(0xE0 | (code >> 12)));
+        out->push_back(static_cast<char>(0x80 | ((code >> 6) & 0x3F)));
+        out->push_back(static_cast<char>(0x80 | (code & 0x3F)));
+      } else {
+        out->push_back(static_cast<char>(0xF0 | (code >> 18)));
+        out->push_back(static_cast<char>(0x80 | ((code >> 12) & 0x3F)));
         out->push_back(static_cast<char>(0x80 | ((code >> 6) & 0x3F)));
         out->push_back(static_cast<char>(0x80 | (code & 0x3F)));
       }
@@ -1018,6 +1072,14 @@ struct InstanceReader::Impl {
         fail_at(p, "", "expected JSON text, found gzip-compressed data (decompress it first)");
         return;
       }
+      // UTF-16 and UTF-32 files, named instead of failing on their bytes.
+      if (len < 4 && !final) return;
+      const std::string foreign =
+          utf8::foreign_encoding(std::string_view(p, std::min<size_t>(len, 4)));
+      if (!foreign.empty()) {
+        fail_at(p, "", "expected UTF-8 JSON text, found " + foreign + ": save the file as UTF-8");
+        return;
+      }
       if (static_cast<unsigned char>(p[0]) == 0xEF) {
         if (len < 3 && !final) return;
         if (len >= 3 && static_cast<unsigned char>(p[1]) == 0xBB &&
@@ -1179,6 +1241,12 @@ struct InstanceReader::Impl {
   Status feed(const char* data, size_t size) {
     if (!status.is_ok()) return status;
     if (finished) return Status(StatusCode::kInternal, "feed() after finish()");
+    if (fed + static_cast<int64_t>(size) > kMaxInstanceBytes) {
+      fail_at(buf.data() + len, path(true),
+              "expected an instance of at most " + std::to_string(kMaxInstanceBytes) +
+                  " bytes of JSON (1 GiB), found more");
+      return status;
+    }
     fed += static_cast<int64_t>(size);
     // Drop the parsed prefix, keep the unfinished token, append the chunk.
     count_lines_to(base + static_cast<int64_t>(pos));

@@ -16,6 +16,8 @@
 namespace shardlab::teach {
 
 constexpr int32_t kMaxMeshRank = 4;
+// The largest model file read (course models take a few kilobytes).
+constexpr int64_t kMaxModelFileBytes = int64_t{16} << 20;
 
 // One level of an interconnect: `devices` along it, each sending and
 // receiving at bandwidth_GBps (per device, per direction; 1e9 bytes per

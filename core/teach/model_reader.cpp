@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <string>
 #include <utility>
@@ -14,6 +15,7 @@
 
 #include "core/json_doc.h"
 #include "core/teach/model.h"
+#include "core/utf8.h"
 
 namespace shardlab::teach {
 namespace {
@@ -23,6 +25,14 @@ using json::Kind;
 
 constexpr int64_t kMaxDim = int64_t{1} << 40;
 constexpr int32_t kMaxTensorRank = 8;
+constexpr size_t kMaxTensors = 10000;  // declared tensors
+constexpr size_t kMaxOps = 10000;      // ops listed in the file
+constexpr size_t kMaxInputs = 16;      // inputs of one op
+// Costs that add up to at most 1e17 ns over the whole model: every cost the
+// generator forms (a node's compute and collectives, an edge's matrix, a
+// plan's total) then stays far inside int64 and below the instance's
+// "forbidden" cost of 1e18.
+constexpr double kMaxModelNs = 1e17;
 // A tensor's bytes stay below 2^53, so that every product of bytes, shards
 // and ZeRO factors in the generator fits in int64 (and in a double exactly).
 constexpr int64_t kMaxTensorBytes = int64_t{1} << 53;
@@ -54,7 +64,13 @@ std::string shape_text(const std::vector<int64_t>& shape) {
   return text + "]";
 }
 
-std::string quoted(const std::string& text) { return "\"" + text + "\""; }
+std::string quoted(const std::string& text) { return json::quote(text); }
+
+std::string scientific(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3g", value);
+  return text;
+}
 
 bool is_identifier(const std::string& name) {
   if (name.empty() || name.size() > 64) return false;
@@ -114,6 +130,7 @@ class Reader {
     if (!(s = read_batch()).is_ok()) return s;
     if (!(s = read_sequence()).is_ok()) return s;
     if (root_.has("repeat") && !(s = read_repeat(root_["repeat"])).is_ok()) return s;
+    if (!(s = check_magnitudes()).is_ok()) return s;
     return std::move(model_);
   }
 
@@ -204,10 +221,14 @@ class Reader {
   Status read_tensors(const JsonAt& tensors) {
     Status s = tensors.expect(Kind::kObject);
     if (!s.is_ok()) return s;
+    if (tensors.size() > kMaxTensors) {
+      return tensors.error("at most " + std::to_string(kMaxTensors) + " tensors",
+                           std::to_string(tensors.size()));
+    }
     for (size_t i = 0; i < tensors.size(); ++i) {
       const JsonAt t = tensors.member(i);
       TensorSpec spec;
-      spec.name = tensors.keys()[i];
+      spec.name = tensors.key(i);
       if (!is_identifier(spec.name)) {
         return t.error("a tensor named by " + std::string(kIdentifierRule),
                        "the key " + quoted(spec.name));
@@ -251,6 +272,7 @@ class Reader {
         }
         layouts_.emplace_back(static_cast<int32_t>(model_.tensors.size()), t["layout"]);
       }
+      tensor_at_.push_back(shape);
       model_.tensors.push_back(std::move(spec));
     }
     if (model_.tensors.empty()) return tensors.error("at least one tensor", "an empty object");
@@ -266,7 +288,7 @@ class Reader {
     }
     for (size_t i = 0; i < letters.size(); ++i) {
       if (!std::isalpha(static_cast<unsigned char>(letters[i]))) {
-        return at.error("letters a-z or A-Z", "'" + std::string(1, letters[i]) + "'");
+        return at.error("letters a-z or A-Z", utf8::describe_char(letters, i));
       }
       if (letters.find(letters[i]) != i) {
         return at.error("each letter once", "'" + std::string(1, letters[i]) + "' twice");
@@ -309,8 +331,7 @@ class Reader {
     for (const std::string& sub : all) {
       for (size_t i = 0; i < sub.size(); ++i) {
         if (!std::isalpha(static_cast<unsigned char>(sub[i]))) {
-          return at.error("letters a-z or A-Z in each subscript",
-                          "'" + std::string(1, sub[i]) + "'");
+          return at.error("letters a-z or A-Z in each subscript", utf8::describe_char(sub, i));
         }
         if (sub.find(sub[i]) != i) {
           return at.error("each letter once per subscript",
@@ -333,6 +354,10 @@ class Reader {
     Status s = ops.expect(Kind::kArray);
     if (!s.is_ok()) return s;
     if (ops.size() == 0) return ops.error("at least one op", "an empty array");
+    if (ops.size() > kMaxOps) {
+      return ops.error("at most " + std::to_string(kMaxOps) + " ops",
+                       "an array of " + std::to_string(ops.size()));
+    }
     // Pass 1: declared tensors take the letters of their first einsum or
     // embedding subscript, so elementwise ops may use them later in any order.
     for (size_t i = 0; i < ops.size(); ++i) {
@@ -395,6 +420,10 @@ class Reader {
     const JsonAt inputs = at["inputs"];
     if (!(s = inputs.expect(Kind::kArray)).is_ok()) return s;
     if (inputs.size() == 0) return inputs.error("at least one input", "an empty array");
+    if (inputs.size() > kMaxInputs) {
+      return inputs.error("at most " + std::to_string(kMaxInputs) + " inputs",
+                          "an array of " + std::to_string(inputs.size()));
+    }
     for (size_t k = 0; k < inputs.size(); ++k) {
       Result<std::string> input = inputs[k].string();
       if (!input.is_ok()) return input.status();
@@ -539,6 +568,8 @@ class Reader {
     out.dtype_bytes = model_.dtype_bytes;
     out.producer = static_cast<int32_t>(model_.ops.size());
     op.output = static_cast<int32_t>(model_.tensors.size());
+    tensor_at_.push_back(kind_at);
+    op_at_.push_back(kind_at);
     model_.tensors.push_back(std::move(out));
     model_.ops.push_back(std::move(op));
     return Status::ok();
@@ -627,6 +658,73 @@ class Reader {
       }
     }
     return Status::ok();
+  }
+
+  // ---- sizes and costs within int64 ----------------------------------------
+
+  // The largest values the generator computes, bounded in doubles before it
+  // forms them in int64 (tensor bytes are capped as they are read): a generous bound on every
+  // nanosecond the instance can charge (each op's forward and backward
+  // compute on one device, and each tensor moved by up to four collectives
+  // for each of its uses and its gradient, over the slowest link).
+  Status check_magnitudes() const {
+    const MeshSpec& mesh = model_.mesh;
+    double slowest = mesh.bandwidth_GBps.empty() ? 1 : mesh.bandwidth_GBps[0];
+    double latency = 0;
+    for (double b : mesh.bandwidth_GBps) slowest = std::min(slowest, b);
+    for (double l : mesh.latency_us) latency = std::max(latency, l);
+    std::vector<int32_t> uses(model_.tensors.size(), 0);
+    for (const OpSpec& op : model_.ops) {
+      for (int32_t t : op.inputs) ++uses[t];
+    }
+    double total_ns = 0;
+    for (size_t t = 0; t < model_.tensors.size() && t < tensor_at_.size(); ++t) {
+      const TensorSpec& spec = model_.tensors[t];
+      double elements = 1;
+      for (int64_t d : spec.shape) elements *= static_cast<double>(d);
+      const double bytes = elements * spec.dtype_bytes;
+      total_ns += 4.0 * (uses[t] + 2) * (2 * bytes / slowest + latency * 1e3);
+      if (total_ns > kMaxModelNs) {
+        return tensor_at_[t].error(
+            "a model whose costs fit 64-bit nanoseconds (at most " + scientific(kMaxModelNs) +
+                " ns of communication and compute in all)",
+            "a tensor of " + scientific(bytes) + " bytes over links of " + scientific(slowest) +
+                " GB/s (about " + scientific(2 * bytes / slowest) + " ns per collective)");
+      }
+    }
+    for (size_t i = 0; i < model_.ops.size() && i < op_at_.size(); ++i) {
+      const OpSpec& op = model_.ops[i];
+      const double flops = op_flops(op);
+      total_ns += 3 * flops / (mesh.device_tflops * 1e3);
+      if (total_ns > kMaxModelNs) {
+        return op_at_[i].error("a model whose costs fit 64-bit nanoseconds (at most " +
+                                   scientific(kMaxModelNs) +
+                                   " ns of communication and compute in all)",
+                               "an op of " + scientific(flops) + " floating-point operations at " +
+                                   scientific(mesh.device_tflops) + " TFLOP/s (about " +
+                                   scientific(flops / (mesh.device_tflops * 1e3)) + " ns)");
+      }
+    }
+    return Status::ok();
+  }
+
+  // An upper bound on an op's forward work: 2 per point of an einsum's
+  // index space, the function's work per element otherwise.
+  double op_flops(const OpSpec& op) const {
+    double points = 1;
+    std::string letters;
+    for (size_t k = 0; k < op.inputs.size(); ++k) {
+      const TensorSpec& t = model_.tensors[op.inputs[k]];
+      for (size_t d = 0; d < t.shape.size(); ++d) {
+        const char letter = k < op.input_letters.size() && d < op.input_letters[k].size()
+                                ? op.input_letters[k][d]
+                                : static_cast<char>(0);
+        if (letter != 0 && letters.find(letter) != std::string::npos) continue;
+        if (letter != 0) letters += letter;
+        points *= static_cast<double>(t.shape[d]);
+      }
+    }
+    return std::max(2.0, op.flops_per_element) * points;
   }
 
   Status read_sequence() {
@@ -752,6 +850,8 @@ class Reader {
   ModelSpec model_;
   int64_t total_bytes_ = 0;  // declared tensors and op outputs so far (each below 2^53)
   std::vector<std::pair<int32_t, JsonAt>> layouts_;
+  std::vector<JsonAt> tensor_at_;  // where each tensor's size is set (its shape, or its op)
+  std::vector<JsonAt> op_at_;      // each op's kind key
 };
 
 }  // namespace
@@ -809,7 +909,9 @@ int32_t ModelSpec::find_tensor(std::string_view name) const {
 }
 
 Result<ModelSpec> read_model(const std::string& source_name, std::string_view text) {
-  Result<json::Document> doc = json::Document::parse(source_name, text);
+  json::Limits limits;
+  limits.max_bytes = kMaxModelFileBytes;
+  Result<json::Document> doc = json::Document::parse(source_name, text, limits);
   if (!doc.is_ok()) return doc.status();
   return Reader(doc.value()).read();
 }

@@ -58,6 +58,20 @@ check "unknown option" "shardlab: unknown option 'speed'" "$("$shardlab" solve e
 check "missing file exit" 4 $?
 check "missing file" "shardlab: missing.json: cannot open the file (No such file or directory)" \
   "$("$shardlab" info missing.json 2>&1)"
+mkdir folder.json
+"$shardlab" info folder.json 2>/dev/null
+check "a folder exit" 4 $?
+check "a folder" "shardlab: folder.json: cannot read the file (Is a directory)" \
+  "$("$shardlab" info folder.json 2>&1)"
+"$shardlab" eval example.json folder.json 2>/dev/null
+check "a folder as the solution exit" 4 $?
+check "--k=v is --k v" "[0, 0, 2, 1, 0]" "$("$shardlab" solve example.json --time-limit=1 --seed=3 | tail -n 1)"
+check "an unknown option" "shardlab: unknown option --bogus" \
+  "$("$shardlab" info example.json --bogus 2>&1 | head -n 1)"
+check "help names the internal exit code" \
+  "3 no feasible plan (solve) or an infeasible plan (eval); 4 file not readable or writable;
+5 internal error (a check of the tool's own result failed: a bug, please report it)" \
+  "$("$shardlab" help | tail -n 2)"
 
 # No plan fits the limit: "[]" and exit 3.
 python3 -c "

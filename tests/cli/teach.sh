@@ -65,7 +65,19 @@ check "bad model message" "shardlab: bad.json:4:34 (byte 175): at ops[0].einsum:
   "$(cat err.txt)"
 "$shardlab" teach missing.json 2> err.txt
 check "missing file exit code" 4 $?
-check "missing file message" "shardlab: missing.json: cannot open the file" "$(cat err.txt)"
+check "missing file message" "shardlab: missing.json: cannot open the file (No such file or directory)" \
+  "$(cat err.txt)"
+ln -s /dev/zero zero.json
+"$shardlab" teach zero.json 2> err.txt
+check "a link to /dev/zero exit code" 2 $?
+check "a link to /dev/zero" "shardlab: zero.json: expected a teaching model of at most 16777216 bytes (16 MiB), found more than 16777216 bytes (it is not a regular file: a device or a pipe?)" \
+  "$(cat err.txt)"
+# One argument grammar: --force=NODE=STRATEGY is --force NODE=STRATEGY.
+"$shardlab" teach "$repo/examples/teach/mlp.json" --force=h=b:x --force y=b:x --json --time-limit=10 > forced2.json
+check "--k=v is --k v" "$(field forced.json "d['cost']")" "$(field forced2.json "d['cost']")"
+"$shardlab" teach "$repo/examples/teach/mlp.json" --jsn 2> err.txt
+check "unknown flag exit code" 1 $?
+check "unknown flag" "shardlab: teach: --jsn needs a value" "$(head -n 1 err.txt)"
 "$shardlab" teach "$repo/examples/teach/mlp.json" --force h=z:x 2> err.txt
 check "bad force exit code" 1 $?
 check "bad force message" "shardlab: teach: --force 'h=z:x': expected LETTER:AXIS with a letter of \"bdf\", found 'z:x'; its strategies are replicated, b:x, d:x, f:x" \

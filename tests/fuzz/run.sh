@@ -1,17 +1,47 @@
 #!/usr/bin/env bash
-# Builds the reader fuzzer with clang's libFuzzer + ASan/UBSan and runs it for
-# SECONDS (default 300) on a scratch corpus seeded with the bundled example and
-# the bad-input corpus. Needs: apt-get install clang libclang-rt-14-dev.
+# Coverage-guided fuzzing of the readers with clang's libFuzzer under ASan and
+# UBSan: builds the fuzz targets (tests/fuzz/*_fuzz.cpp, one per reader) in
+# build/fuzz and runs one for SECONDS (default 300) on a scratch corpus seeded
+# like ctest's fuzz_* tests. Findings land in build/fuzz/findings/TARGET/.
+# Needs: apt-get install clang libclang-rt-14-dev (CI runs the same targets
+# without libFuzzer: see tests/fuzz/driver.cpp).
+# Usage: tests/fuzz/run.sh [TARGET] [SECONDS] [extra libFuzzer flags...]
+#   TARGET: reader, problem, model or schedule (default reader).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-seconds="${1:-300}"
+target="${1:-reader}"
+seconds="${2:-300}"
+shift $(( $# > 2 ? 2 : $# ))
 out=build/fuzz
-mkdir -p "$out/corpus"
-cp examples/example.json "$out/corpus/" 2>/dev/null || true
-for f in tests/bad_inputs/*.json; do printf '\x07' | cat - "$f" > "$out/corpus/$(basename "$f")"; done
-deps="$out/deps-include"
-mkdir -p "$deps"
-ln -sfn /usr/include/nlohmann "$deps/nlohmann"
-clang++-14 -std=gnu++20 -O1 -g -fsanitize=fuzzer,address,undefined -I. -isystem "$deps" \
-  tests/fuzz/reader_fuzz.cpp core/sharding/reader.cpp core/sharding/model.cpp core/sharding/evaluate.cpp -o "$out/reader_fuzz"
-"$out/reader_fuzz" -max_total_time="$seconds" -max_len=4096 -timeout=5 "$out/corpus"
+cmake -S . -B "$out" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++-14 \
+  -DSHARDLAB_FUZZ=ON -DSHARDLAB_SANITIZE=ON >/dev/null
+cmake --build "$out" -j "$(nproc 2>/dev/null || echo 2)" --target "${target}_fuzz" >/dev/null
+
+corpus="$out/corpus/$target"
+findings="$out/findings/$target"
+mkdir -p "$corpus" "$findings"
+# Seeds: the same files ctest's fuzz_* tests replay. Targets whose first
+# byte picks a variant (reader: chunk size; schedule: the problem) get it.
+seed() {  # seed PREFIX_BYTES FILE...
+  local prefixes="$1"
+  shift
+  for f in "$@"; do
+    [ -f "$f" ] || continue
+    for k in $(seq 0 $((prefixes - 1))); do
+      printf "\\x$(printf %02x "$k")" | cat - "$f" > "$corpus/$k-$(basename "$f")"
+    done
+    [ "$prefixes" -eq 0 ] && cp "$f" "$corpus/"
+  done
+  return 0
+}
+heldout="$out/heldout"
+python3 tests/heldout/make_corpus.py "$heldout" --small >/dev/null
+case "$target" in
+  reader) seed 3 examples/example.json tests/bad_inputs/*.json ;;
+  problem) seed 0 examples/pipeline/*.json tests/cli/pipeline_bad_inputs/*.json "$heldout"/p_*.json ;;
+  model) seed 0 examples/teach/*.json examples/teach/heldout/*.json "$heldout"/m_*.json ;;
+  schedule) seed 3 tests/fuzz/seeds/schedule/*.json "$heldout"/s_*.json ;;
+  *) echo "run.sh: unknown target '$target' (reader, problem, model or schedule)"; exit 1 ;;
+esac
+"$out/tests/${target}_fuzz" -max_total_time="$seconds" -max_len=65536 -timeout=10 -rss_limit_mb=2560 \
+  -artifact_prefix="$findings/" -print_final_stats=1 "$@" "$corpus"

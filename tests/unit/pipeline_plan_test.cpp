@@ -92,7 +92,7 @@ Problem random_problem(Rng* rng, int32_t* max_ops) {
 // The optimum by brute force, independent of the planner: every placement
 // of the units and every sequence of slots (an op alone, or an F with a B
 // of the same device and that B's W as an overlapped pair, once all their
-// other inputs are in the sequence) gives device orders; P1's simulator
+// other inputs are in the sequence) gives device orders; the simulator (simulate.h)
 // times them and its metrics give the memory peaks. Every semi-active
 // schedule arises this way, so the least makespan is optimal. Returns -1
 // when no order fits the caps.
@@ -199,7 +199,7 @@ Run run_planner(const Problem& problem, PlannerOptions options, int64_t max_work
   return run;
 }
 
-// The schedule re-timed by P1's simulator from its own device orders is
+// The schedule re-timed by the simulator (simulate.h) from its own device orders is
 // no later, and respects the caps.
 void check_timeline(const Expansion& e, const Timeline& t, int64_t makespan) {
   Result<Timeline> again = simulate(e, order_of(e, t));

@@ -131,6 +131,44 @@ TEST_CASE("accepted variations: key order, unknown keys, exponents, null, BOM") 
   check_same(read(reordered, 1), p);
 }
 
+std::string read_error(const std::string& text, size_t chunk) {
+  InstanceReader reader("test.json");
+  for (size_t at = 0; at < text.size(); at += chunk) {
+    const Status status = reader.feed(text.data() + at, std::min(chunk, text.size() - at));
+    if (!status.is_ok()) return status.message();
+  }
+  Result<Problem> result = reader.finish();
+  REQUIRE_FALSE(result.is_ok());
+  return result.status().message();
+}
+
+TEST_CASE("names: UTF-8 only (they are written back into result JSON), at any chunk size") {
+  const std::string body =
+      "\"nodes\": {\"intervals\": [[0, 1]], \"costs\": [[1]], \"usages\": [[1]]},"
+      " \"edges\": {\"nodes\": [], \"costs\": []}}}";
+  CHECK(read("{\"problem\": {\"name\": \"caf\u00e9 \\ud83d\\ude00\", " + body).name ==
+        "caf\u00e9 \xf0\x9f\x98\x80");
+  for (size_t chunk : {size_t{1}, size_t{3}, size_t{4096}}) {
+    CAPTURE(chunk);
+    CHECK(read_error("{\"problem\": {\"name\": \"caf\xe9\", " + body, chunk) ==
+          "test.json:1:26 (byte 25): at problem.name: expected UTF-8 text (save the file as "
+          "UTF-8), found the bytes 0xe9 0x22 (an incomplete UTF-8 character)");
+    CHECK(read_error("{\"problem\": {\"name\": \"\\udc00\", " + body, chunk) ==
+          "test.json:1:23 (byte 22): at problem.name: expected a \\u escape of a character, found "
+          "the lone low surrogate '\\udc00'");
+    CHECK(read_error("{\"problem\": {\"name\": \"\\ud800x\", " + body, chunk) ==
+          "test.json:1:23 (byte 22): at problem.name: expected a low surrogate after a high one, "
+          "found a lone \\u escape '\\ud800'");
+    CHECK(read_error(std::string("\xff\xfe{\0\"\0", 6) + body, chunk) ==
+          "test.json:1:1 (byte 0): expected UTF-8 JSON text, found a UTF-16 (little-endian) "
+          "byte-order mark: save the file as UTF-8");
+  }
+  // Unknown keys' strings are checked too (nothing invalid passes unseen).
+  CHECK(read_error("{\"x\": \"\xc0\xaf\", \"problem\": {" + body, 7)
+            .find("found the byte 0xc0 (the start of an overlong UTF-8 form)") !=
+        std::string::npos);
+}
+
 TEST_CASE("identical edge matrices are stored once") {
   const std::string text =
       "{\"problem\": {\"nodes\": {\"intervals\": [[0,1],[0,1],[0,1]], \"costs\": "

@@ -127,14 +127,15 @@ TEST_CASE("the portfolio stops as soon as optimality is proven") {
   Options options;
   options.workers = 2;
   std::vector<Progress> events;
-  const SolveResult result = solve(p, options, 30.0, [&](const Progress& e) {
+  // A budget of 11 days: the solve returns only because the proof stops it
+  // (were it to run on, the test would hang and ctest's timeout fail it).
+  const SolveResult result = solve(p, options, 1e6, [&](const Progress& e) {
     events.push_back(e);
     return SinkReply::kContinue;
   });
   CHECK(result.proven_optimal);
   CHECK(result.best.cost == 532843);
   CHECK(result.lower_bound == 532843);
-  CHECK(result.seconds < 20.0);
   REQUIRE_FALSE(events.empty());
   for (size_t i = 1; i < events.size(); ++i) {
     if (events[i - 1].found) CHECK(events[i].incumbent <= events[i - 1].incumbent);

@@ -12,7 +12,7 @@ export const SITE = path.resolve(process.env.SHARDLAB_SITE || 'build/wasm/site')
 export const SOURCE = process.env.SHARDLAB_SOURCE_DIR || path.resolve('.');
 export const SHARED = process.env.SHARDLAB_SHARED_DIR || path.resolve(SOURCE, '../shared');
 export const NATIVE =
-    process.env.SHARDLAB_PARITY_NATIVE || path.resolve('build/wasm/parity_native');
+    process.env.SHARDLAB_PARITY_NATIVE || path.resolve('build/native/tests/parity_native');
 
 const files = await import(pathToFileURL(path.join(SITE, 'files.mjs')).href);
 export const {loadInstance, exportModel, importModel, describeModel, LoadError} = files;

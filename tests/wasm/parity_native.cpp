@@ -1,5 +1,5 @@
-// Native oracle for the wasm node tests (built by wasm/CMakeLists.txt with the
-// host compiler). It prints, as one JSON line, what the module must match:
+// Native oracle for the wasm node tests (a target of the native build,
+// tests/CMakeLists.txt). It prints, as one JSON line, what the module must match:
 //   parity_native digest FILE                     model sizes and digest
 //   parity_native run FILE SEED INDEX STEPS WORK  a seeded engine run (with its
 //                                                 construction and step times)
