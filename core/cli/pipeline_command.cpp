@@ -232,15 +232,14 @@ int parse_args(const std::vector<std::string>& args, Args* a) {
 // placement, a placement the file fixes, too many operations), at the key
 // of the file it is about: "p.json:3:12 (byte 40): at stages: expected 4
 // stages (...), found 2 (schedule 1F1B, the default)". Other messages, and
-// problems from flags alone, keep the schedule's name in front.
+// problems from flags alone, stay as the schedule wrote them (they name it).
 std::string schedule_misfit(const Args& a, const std::string& text, const std::string& name,
                             std::string message) {
+  const std::string original = message;
   if (message.compare(0, name.size() + 2, name + ": ") == 0) message.erase(0, name.size() + 2);
   const std::string which =
       "schedule " + name + (a.schedule.empty() ? ", the default" : ", from --schedule");
-  if (a.problem_file.empty() || message.compare(0, 9, "expected ") != 0) {
-    return which + ": " + message;
-  }
+  if (a.problem_file.empty() || message.compare(0, 9, "expected ") != 0) return original;
   Result<json::Document> doc = json::Document::parse(a.problem_file, text);
   if (!doc.is_ok()) return which + ": " + message;
   const json::JsonAt root = doc.value().root();
