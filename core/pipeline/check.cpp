@@ -139,8 +139,8 @@ CheckReport check_schedule(const Expansion& e, const Timeline& timeline) {
     const int64_t delay = crosses ? arc.delay : 0;
     if (to.start < from.end + delay) {
       violation.add(e.op_label(arc.to) + " starts at " + time_text(e, to.start) +
-                    " but its input " + e.op_label(arc.from) + " ends at " +
-                    time_text(e, from.end) +
+                        " but its input " + e.op_label(arc.from) + " ends at " +
+                        time_text(e, from.end) +
                         (delay > 0 ? " and needs " + time_text(e, delay) + " to arrive" : ""),
                     slot_of[arc.to]);
     }
@@ -177,8 +177,8 @@ CheckReport check_schedule(const Expansion& e, const Timeline& timeline) {
         const TimedSlot& prev = timeline.slots[slots[k - 1]];
         if (s.start < prev.end) {
           violation.add("device " + std::to_string(d) + " runs " + e.op_label(prev.slot.op) + " " +
-                        span_text(e, prev.start, prev.end) + " and " + e.op_label(s.slot.op) + " " +
-                            span_text(e, s.start, s.end) + " at the same time",
+                            span_text(e, prev.start, prev.end) + " and " + e.op_label(s.slot.op) +
+                            " " + span_text(e, s.start, s.end) + " at the same time",
                         slots[k]);
         }
       }

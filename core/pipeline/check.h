@@ -18,7 +18,7 @@ namespace shardlab::pipeline {
 
 struct CheckReport {
   bool valid = false;
-  std::vector<std::string> violations;  // the first kMaxViolations, readable
+  std::vector<std::string> violations;   // the first kMaxViolations, readable
   std::vector<int32_t> violation_slots;  // the timeline slot of each (-1: a device's memory)
   int64_t violation_count = 0;           // all of them
   static constexpr int kMaxViolations = 20;

@@ -489,10 +489,10 @@ Result<ScheduleResult> read_schedule_json(const Problem& problem, const std::str
     ++missing;
   }
   if (missing > 0) {
-    return ops.error("an entry for every operation of the problem (" +
-                         std::to_string(e.num_ops()) + ")",
-                     "none for " + e.op_label(first_missing) +
-                         (missing > 1 ? " and " + std::to_string(missing - 1) + " more" : ""));
+    return ops.error(
+        "an entry for every operation of the problem (" + std::to_string(e.num_ops()) + ")",
+        "none for " + e.op_label(first_missing) +
+            (missing > 1 ? " and " + std::to_string(missing - 1) + " more" : ""));
   }
   for (int32_t u = 0; u < e.num_units(); ++u) {
     if (timeline.unit_device[u] < 0) timeline.unit_device[u] = e.units[u].devices[0];

@@ -27,11 +27,32 @@ void run(const std::string& input) {
   LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t*>(input.data()), input.size());
 }
 
-const char* const kTokens[] = {"\"",     "{",     "}",        "[",     "]",       ",",
-                               ":",      "0",     "-1",       "1e400", "1e-7",    "0.5",
-                               "null",   "true",  "\\u0000",  "\\ud800", "\xff",  "\xc3",
-                               "\xef\xbb\xbf", "\xe2\x80\x9c", "\n", "4294967296",
-                               "9223372036854775808", "[[[[", "\"\":", "1e15"};
+const char* const kTokens[] = {"\"",
+                               "{",
+                               "}",
+                               "[",
+                               "]",
+                               ",",
+                               ":",
+                               "0",
+                               "-1",
+                               "1e400",
+                               "1e-7",
+                               "0.5",
+                               "null",
+                               "true",
+                               "\\u0000",
+                               "\\ud800",
+                               "\xff",
+                               "\xc3",
+                               "\xef\xbb\xbf",
+                               "\xe2\x80\x9c",
+                               "\n",
+                               "4294967296",
+                               "9223372036854775808",
+                               "[[[[",
+                               "\"\":",
+                               "1e15"};
 
 std::string mutate(std::string text, shardlab::Rng* rng) {
   const uint32_t edits = 1 + rng->below(4);

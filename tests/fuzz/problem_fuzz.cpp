@@ -4,9 +4,9 @@
 // (every string valid UTF-8), and on a small problem without a memory cap
 // every published schedule that applies must pass the independent checker.
 // Built with libFuzzer by tests/fuzz/run.sh, or with driver.cpp for ctest.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <algorithm>
 #include <cstdlib>
 #include <string>
 #include <string_view>

@@ -28,7 +28,8 @@ std::string digest(const std::string& data, bool allow_hardware, size_t first_st
 // the digests below: hashlib.sha256(bytes(...)).hexdigest().
 std::string pattern(size_t size) {
   std::string data(size, '\0');
-  for (size_t i = 0; i < size; ++i) data[i] = static_cast<char>(((i * 7919) >> 3 ^ (i * 31)) & 0xff);
+  for (size_t i = 0; i < size; ++i)
+    data[i] = static_cast<char>(((i * 7919) >> 3 ^ (i * 31)) & 0xff);
   return data;
 }
 
