@@ -20,6 +20,23 @@
 
 namespace shardlab::json {
 
+// Levenshtein distance (edit_distance in json_doc.h).
+size_t edit_distance(std::string_view a, std::string_view b) {
+  if (a.size() > 64 || b.size() > 64) return a == b ? 0 : 64;
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1])});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
 struct Document::Data {
   struct Node {
     uint32_t offset = 0;      // first byte
@@ -83,23 +100,6 @@ std::string number_text(double value) {
   char buffer[40];
   std::snprintf(buffer, sizeof buffer, "%.17g", value);
   return buffer;
-}
-
-// Levenshtein distance, for "did you mean" on unknown keys (short keys only).
-size_t edit_distance(std::string_view a, std::string_view b) {
-  if (a.size() > 64 || b.size() > 64) return a == b ? 0 : 64;
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1])});
-      diagonal = up;
-    }
-  }
-  return row[b.size()];
 }
 
 // The keys of one open object, for the duplicate check: a short list, then

@@ -42,6 +42,11 @@
 
 namespace shardlab::json {
 
+// Levenshtein distance, for "did you mean" on unknown keys, options and
+// names (short names only: either side over 64 characters counts as 64
+// edits away unless the two are equal). Case-sensitive.
+size_t edit_distance(std::string_view a, std::string_view b);
+
 enum class Kind { kNull, kBool, kNumber, kString, kArray, kObject };
 
 // The largest document any lab reads (the CLI's file reader and the page

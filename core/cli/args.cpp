@@ -4,26 +4,12 @@
 #include <algorithm>
 
 #include "core/cli/commands.h"
+#include "core/json_doc.h"
 
 namespace shardlab::cli {
 namespace {
 
 Status invalid(const std::string& message) { return Status(StatusCode::kInvalidArgument, message); }
-
-size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1])});
-      diagonal = up;
-    }
-  }
-  return row[b.size()];
-}
 
 }  // namespace
 
@@ -71,7 +57,7 @@ Status ArgParser::parse(const std::vector<std::string>& args,
       std::string near;
       size_t best = 3;
       for (const Spec& s : specs_) {
-        const size_t d = edit_distance(name, s.name);
+        const size_t d = json::edit_distance(name, s.name);
         if (d < best) {
           best = d;
           near = s.name;

@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/json_doc.h"
+
 namespace shardlab::plan::detail {
 
 inline std::string lower(std::string_view text) {
@@ -19,19 +21,7 @@ inline std::string lower(std::string_view text) {
 
 // Levenshtein distance, case-insensitive.
 inline size_t edit_distance(std::string_view a_text, std::string_view b_text) {
-  const std::string a = lower(a_text), b = lower(b_text);
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1])});
-      diagonal = up;
-    }
-  }
-  return row[b.size()];
+  return json::edit_distance(lower(a_text), lower(b_text));
 }
 
 // "expected one of A, B, C, found "x" (did you mean "B"?)", the suggestion
