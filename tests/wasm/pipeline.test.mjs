@@ -59,7 +59,8 @@ for (const file of PROBLEMS) {
         const said = want.stderr.trim();
         if (said !== `shardlab: pipeline: ${reason}`) {
           assert.ok(said.startsWith(`shardlab: pipeline: ${file}:`), `${name}: ${said}`);
-          assert.ok(said.endsWith(`: ${misfit} (schedule ${name}, from --schedule)`), `${name}: ${said}`);
+          assert.ok(
+              said.endsWith(`: ${misfit} (schedule ${name}, from --schedule)`), `${name}: ${said}`);
         }
         assert.deepEqual(simulated, failed('InvalidArgument', reason));
         continue;
