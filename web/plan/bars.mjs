@@ -5,7 +5,7 @@
 // tensor-parallel communication, data-parallel communication, the pipeline
 // bubble and stage-to-stage transfers. memoryRows() and timeSegments() read
 // the core's plan JSON: pure.
-import * as f from './format.mjs';
+import * as f from '../format.mjs';
 
 export const MEMORY_PARTS = Object.freeze([
   ['parameters', 'parameters', '#64748b'],

@@ -6,7 +6,7 @@
 // (core/plan/report.cpp plan_json) into [testid, label, text] rows: pure,
 // the browser tests compare them with the CLI's (tests/browser/plan.test.mjs);
 // renderRows() fills a <dl>.
-import * as f from './format.mjs';
+import * as f from '../format.mjs';
 
 /** "5/5/6/6" of a plan's stage layers, or "–". */
 export function stagesText(stages) {

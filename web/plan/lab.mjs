@@ -14,7 +14,7 @@ import {render as renderLayout} from '../teach/views.mjs';
 
 import {renderMemory, renderTime} from './bars.mjs';
 import {cardRows, noFitText, numberRows, renderRows} from './card.mjs';
-import * as f from './format.mjs';
+import * as f from '../format.mjs';
 import {decodePlan, encodePlan} from './permalink.mjs';
 import {PlanClient} from './plan_client.mjs';
 import {loadPlan, requestKey, savePlan} from './saved.mjs';

@@ -5,7 +5,7 @@
 // whyNotRows() and sweepRows() read the core's plan JSON into cell texts:
 // pure; render*() fill tables.
 import {planSummary} from './card.mjs';
-import * as f from './format.mjs';
+import * as f from '../format.mjs';
 
 /** [{name, fix, time, difference, plan, note, fits}] of the alternatives. */
 export function whyNotRows(result) {

@@ -1,9 +1,9 @@
-// How the Plan tab writes numbers: grouped digits and units, so that a step
-// time, a throughput or a memory size reads at a glance ("1.234 s",
-// "1,234,567 tokens/s", "82.6 GB", "52.3%"). Memory uses 1e9 bytes per GB
-// as the core's report does (core/plan/report.cpp gigabytes()). Pure
-// module: the views use it, and the browser tests format the CLI's numbers
-// with it to compare them with the page's (tests/browser/plan.test.mjs).
+// How the page writes numbers, on every tab: grouped digits and units, so
+// that a cost, a step time, a throughput or a memory size reads at a glance
+// ("1.234 s", "1,234,567 tokens/s", "82.6 GB", "52.3%"). Memory uses 1e9
+// bytes per GB as the core's reports do (core/plan/report.cpp gigabytes()).
+// Pure module: every lab's views use it, and the browser tests format the
+// CLI's numbers with it to compare them with the page's.
 
 const GROUPED = new Intl.NumberFormat('en-US', {maximumFractionDigits: 0});
 
