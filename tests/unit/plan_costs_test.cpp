@@ -211,9 +211,17 @@ TEST_CASE("plan run: its steps give plan_with_costs's answer, and progress repor
   REQUIRE(run.status().is_ok());
   int64_t steps = 0;
   bool saw_alternatives = false;
+  CHECK(!run.evaluated());
+  CHECK(!run.snapshot().found);
+  PlanResult early;
   while (!run.finished()) {
     run.step();
     ++steps;
+    // The first moment the plan is evaluated: the page shows this snapshot.
+    if (run.evaluated() && !early.found) {
+      early = run.snapshot();
+      CHECK(early.alternatives.empty());
+    }
     const Progress p = run.progress(0);
     const Counters::Entry* phase = p.counters.find("phase");
     REQUIRE(phase != nullptr);
@@ -232,6 +240,12 @@ TEST_CASE("plan run: its steps give plan_with_costs's answer, and progress repor
   CHECK(stepped.sizing.smallest_gpus == once.sizing.smallest_gpus);
   CHECK(plan_json(stepped).size() > 0);
   CHECK(last.incumbent == stepped.best.step_time_s);
+  // The snapshot taken before the why-not rows holds the final plan.
+  REQUIRE(early.found);
+  CHECK(plan_summary(early.best.plan) == plan_summary(stepped.best.plan));
+  CHECK(early.best.plan.stage_layers == stepped.best.plan.stage_layers);
+  CHECK(early.best.step_time_s == stepped.best.step_time_s);
+  CHECK(early.lower_bound_s == stepped.lower_bound_s);
   // A bad fix: the status at once, finished, nothing to step.
   Result<Fix> bad = parse_fix("tp=3");
   REQUIRE(bad.is_ok());
