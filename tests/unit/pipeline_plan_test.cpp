@@ -272,7 +272,7 @@ TEST_CASE("pipeline plan: optimum and bounds match brute force on tiny random pr
 }
 
 TEST_CASE("pipeline plan: bounds never exceed a published schedule that fits (pairs, delays)") {
-  // Random stage problems of up to 5 devices and 8 micro-batches, with and
+  // Random stage problems on 2 or 4 devices with 2 to 8 micro-batches, with and
   // without F&B times that gain, delays and caps: for every published
   // schedule that applies and fits, the root bound of its own placement and
   // the planner's bound (the least over placements, after some work) are
