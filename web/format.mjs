@@ -143,5 +143,5 @@ export function fixed(value, decimals = 0) {
 /** Elapsed against a limit, as the page shows a running solve: (7.23, 10) -> "7.2 / 10 s". */
 export function elapsedOfLimit(elapsedS, limitS) {
   const e = Math.max(0, Number(elapsedS) || 0);
-  return `${e.toFixed(1)} / ${fixed(limitS, 3)} s`;
+  return `${e.toFixed(1)} / ${fixed(limitS, 1)} s`;
 }

@@ -475,7 +475,7 @@ function wire() {
   plan = new PlanPanel({
     section: app.section,
     sessions: app.sessions,
-    problem: () => (app.problemText ? {key: app.key} : null),
+    problem: () => (app.problemText ? {key: app.key, normalized: app.normalized} : null),
     bestGenerated,
     onSchedule,
     // A run's status, unless the problem changed under it (which stopped it).

@@ -70,7 +70,8 @@ function showClock() {
   const el = $('elapsed');
   if (!el || !app.client) return;
   const solving = root.dataset.status === 'solving' && app.client.runStartedMs !== null;
-  const limitS = solving ? app.client.runLimitS : settings().timeS;
+  // The limit of the last run (cumulative across resumes), else the control's.
+  const limitS = app.client.runLimitS || settings().timeS;
   const elapsedS = app.client.liveElapsedS();
   el.textContent = elapsedS > 0 || solving ? elapsedOfLimit(elapsedS, limitS) : '';
   el.dataset.elapsedS = String(elapsedS);
