@@ -5,6 +5,7 @@
 #include <cstring>
 
 #if defined(__x86_64__) && !defined(__EMSCRIPTEN__)
+#include <cpuid.h>
 #include <immintrin.h>
 #define SHARDLAB_SHA_NI 1
 #endif
@@ -70,8 +71,17 @@ __attribute__((target("sha,sse4.1"))) void compress_sha_ni(uint32_t* state, cons
   _mm_storeu_si128(reinterpret_cast<__m128i*>(state + 4), hgfe);
 }
 
+// CPUID leaf 7 (EBX bit 29: SHA) and leaf 1 (ECX bit 19: SSE4.1), asked
+// directly: clang before 15 does not know __builtin_cpu_supports("sha").
 bool have_sha_ni() {
-  static const bool have = __builtin_cpu_supports("sha") && __builtin_cpu_supports("sse4.1");
+  static const bool have = [] {
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    if (__get_cpuid_max(0, nullptr) < 7) return false;
+    __cpuid_count(7, 0, eax, ebx, ecx, edx);
+    const bool sha = (ebx >> 29) & 1;
+    __cpuid(1, eax, ebx, ecx, edx);
+    return sha && ((ecx >> 19) & 1);
+  }();
   return have;
 }
 #endif
