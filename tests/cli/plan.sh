@@ -16,9 +16,9 @@ check "fixed: exit code" 0 $?
 check "fixed: the document's fields" \
   "format version model cluster training fix found plan step_time_s tokens_per_s tflops_per_gpu mfu memory breakdown_s lower_bound_s gap proven alternatives sizing devices critical_device layout timeline search
 plan: tp pp dp ep vpp schedule microbatch_size microbatches recompute sequence_parallel zero stages
-memory: parameters gradients optimizer activations activation_per_layer_bytes peak limit device
+memory: parameters gradients optimizer gathered_parameters activations activation_per_layer_bytes peak limit device
 breakdown_s: compute tp_comm dp_comm pp_bubble p2p
-devices[0].memory: parameters gradients optimizer activations peak
+devices[0].memory: parameters gradients optimizer gathered_parameters activations peak
 model: name kind layers hidden heads experts parameters" \
   "$(python3 - <<'PY'
 import json
@@ -107,7 +107,8 @@ check "einsum: exit code" 0 $?
 check "einsum: model, stages, memory" "gptj_parallel_block einsum 28 True True True" \
   "$(python3 -c "import json; d = json.load(open('einsum.json')); p = d['plan']; m = d['memory']; \
 print(d['model']['name'], d['model']['kind'], sum(p['stages']), p['tp'] * p['pp'] * p['dp'] == 16, \
-      m['peak'] == m['parameters'] + m['gradients'] + m['optimizer'] + m['activations'], \
+      m['peak'] == m['parameters'] + m['gradients'] + m['optimizer'] + m['gathered_parameters'] \
+        + m['activations'], \
       d['lower_bound_s'] <= d['step_time_s'] * (1 + 1e-9))")"
 
 # The Megatron-LM export of a pinned plan.
