@@ -52,7 +52,7 @@ done
 check "mlp header" "# Chosen by the solver: all 6 layouts below." "$(grep '^# Chosen' mlp.py)"
 check "mlp mesh" "mesh = Mesh(np.array(devices[:8]).reshape(8), ('x',))" "$(grep '^mesh = ' mlp.py)"
 check "mlp W1" "    'W1': NamedSharding(mesh, P(None, 'x')),  # parameter; chosen by the solver: f:x" \
-  "$(grep "^    'W1'" mlp.py)"
+  "$(grep "^    'W1': NamedSharding" mlp.py)"
 check "mlp shapes" "    'x': ((4096, 1024), jnp.bfloat16)," "$(grep "^    'x': ((" mlp.py)"
 check "transformer mesh" "mesh = Mesh(np.array(devices[:8]).reshape(2, 4), ('data', 'model'))" \
   "$(grep '^mesh = ' transformer.py)"
@@ -61,11 +61,11 @@ check "transformer mesh" "mesh = Mesh(np.array(devices[:8]).reshape(2, 4), ('dat
 "$shardlab" teach "$repo/examples/teach/mlp.json" --force h=b:x --force W2=replicated \
   --jax forced.py --json > forced.json
 check "forced: the same checks" "True True True True True W2,h" "$(compare forced)"
-check "forced header" "# Forced by the user: h = b:x, W2 = replicated.
+check "forced header (in the model's order)" "# Forced by the user: W2 = replicated, h = b:x.
 # The solver chose the rest (4 of 6 layouts below; each line says which)." \
   "$(grep -E '^# (Forced|The solver)' forced.py)"
 check "forced line" "    'h': NamedSharding(mesh, P('x', None)),  # einsum bd,df->bf; forced by the user: b:x" \
-  "$(grep "^    'h'" forced.py)"
+  "$(grep "^    'h': NamedSharding" forced.py)"
 
 # Too few devices: the script says so instead of failing in reshape.
 python3 "$checker" mlp.py 4 > /dev/null 2> err.txt

@@ -114,7 +114,7 @@ test('the JAX script: the module\'s "jax" is the text `teach --jax` writes, forc
     assert.equal(got.jax, fs.readFileSync(out, 'utf8'));
     assert.match(
         got.jax,
-        force ? /^# Forced by the user: h = b:x, W2 = replicated\.$/m :
+        force ? /^# Forced by the user: W2 = replicated, h = b:x\.$/m :
                 /^# Chosen by the solver: all 6 layouts below\.$/m);
   }
   fs.rmSync(dir, {recursive: true});
