@@ -140,7 +140,8 @@ export function setReason(button, reason) {
     why.id = id;
     why.className = 'feedback-why';
     why.dataset.testid = `${button.dataset.testid || button.id}-why`;
-    anchorOf(button).after(why);
+    // After the live region, which stays right beside the button.
+    (doc.getElementById(`${id.slice(0, -4)}-feedback`) || anchorOf(button)).after(why);
   }
   why.textContent = reason;
   describe(button, id, true);

@@ -8,7 +8,7 @@
 // "Saved …", "Copied", the core's refusal), and updateDownloads disables
 // those that cannot serve the shown schedule, saying why.
 import {savePlots, saveText} from '../downloads.mjs';
-import {copyText, feedbackRegion, nearby, setReason} from '../feedback.mjs';
+import {clearNear, copyText, feedbackRegion, nearby, setReason} from '../feedback.mjs';
 
 const withNewline = (text) =>
     (text.endsWith('\n') ? text : `${text}\n`);  // as the CLI writes files
@@ -98,9 +98,18 @@ export function wireDownloads(section, ctx) {
   updateDownloads(section, null);
 }
 
-/** Enables the buttons that can serve the shown entry; the others say why not. */
+const lastEntry = new WeakMap();  // section -> the entry the buttons were set for
+
+/**
+ * Enables the buttons that can serve the shown entry; the others say why
+ * not. Another schedule clears what the buttons said about the last one.
+ */
 export function updateDownloads(section, entry) {
   const $ = (id) => section.querySelector(`#${id}`);
+  if (lastEntry.get(section) !== entry) {
+    for (const id of SCHEDULE_BUTTONS) clearNear($(id));
+    lastEntry.set(section, entry);
+  }
   const none = entry ? '' : 'no schedule is shown yet';
   const names = {
     'pl-download-json': 'Schedule JSON',
