@@ -9,12 +9,12 @@
 // State: the URL fragment (permalink.mjs) and the last answers in IndexedDB
 // (saved.mjs).
 import {saveText} from '../downloads.mjs';
+import * as f from '../format.mjs';
 import {Timeline} from '../pipeline/timeline.mjs';
 import {render as renderLayout} from '../teach/views.mjs';
 
 import {renderMemory, renderTime} from './bars.mjs';
 import {cardRows, noFitText, numberRows, renderRows} from './card.mjs';
-import * as f from '../format.mjs';
 import {decodePlan, encodePlan} from './permalink.mjs';
 import {PlanClient} from './plan_client.mjs';
 import {loadPlan, requestKey, savePlan} from './saved.mjs';
