@@ -148,6 +148,7 @@ const EXPORTS = {
   },
   report: {
     what: 'explanation',
+    ready: () => Boolean(app.report),  // without writing the whole report on every keystroke
     text: () => app.report && `${JSON.stringify(app.report, null, 1)}\n`,
     file: () => `${stem()}-explained.json`,
     type: 'application/json',
@@ -179,7 +180,7 @@ const EXPORTS = {
 // Each export's buttons are enabled, or disabled with the reason.
 function updateExports() {
   for (const [key, e] of Object.entries(EXPORTS)) {
-    const reason = e.text() ? '' : e.none;
+    const reason = (e.ready ? e.ready() : e.text()) ? '' : e.none;
     setReason($(`teach-save-${key}`), reason && `Download the ${e.what}: ${reason}`);
     setReason($(`teach-copy-${key}`), reason && `Copy the ${e.what}: ${reason}`);
   }
