@@ -3,7 +3,8 @@
 // explains the plan: each op's layout and the collectives it pays, the cost
 // breakdown, peak memory per device, the textbook strategy it matches.
 // --force OP=STRATEGY solves again with a strategy imposed and reports the
-// difference to the free optimum.
+// difference to the free optimum; --jax FILE writes the layout as a runnable
+// JAX script (jax_export.h, the page's export).
 #include <cstdio>
 #include <iostream>
 #include <optional>
@@ -14,6 +15,7 @@
 #include "core/sharding/options.h"
 #include "core/sharding/solver.h"
 #include "core/teach/explain.h"
+#include "core/teach/jax_export.h"
 #include "core/teach/session.h"
 #include "core/teach/teach.h"
 
@@ -21,7 +23,8 @@ namespace shardlab::cli {
 namespace {
 
 const char* kTeachUsage =
-    "usage: shardlab teach MODEL.json [--emit INSTANCE.json] [--time-limit S] [--json]\n"
+    "usage: shardlab teach MODEL.json [--emit INSTANCE.json] [--jax FILE.py] [--time-limit S] "
+    "[--json]\n"
     "                     [--force NODE=STRATEGY]... [--cost-model NAME] [--seed N] [--workers N]\n"
     "\n"
     "Generates the sharding instance of a model on a device mesh (examples/teach/),\n"
@@ -30,6 +33,8 @@ const char* kTeachUsage =
     "strategy the plan matches.\n"
     "  --emit FILE        also write the contest instance to FILE and the sidecar that\n"
     "                     names its nodes and strategies to FILE with .sidecar.json\n"
+    "  --jax FILE         also write the layout as a runnable JAX script (a Mesh of\n"
+    "                     jax.devices(), a NamedSharding per tensor, example arrays)\n"
     "  --time-limit S     solver time limit (default 10); it stops once optimal\n"
     "  --json             print the explanation as one JSON document\n"
     "  --force N=S        impose strategy S on node N (e.g. h=b:x, W1=zero3,\n"
@@ -59,12 +64,13 @@ int teach_command(const std::vector<std::string>& args) {
     }
   }
   bool as_json = false;
-  std::optional<std::string> emit, cost_model;
+  std::optional<std::string> emit, jax, cost_model;
   std::vector<std::string> forces, words;
   std::vector<std::pair<std::string, std::string>> settings;
   ArgParser parser;
   parser.flag("json", &as_json);
   parser.option("emit", &emit);
+  parser.option("jax", &jax);
   parser.option("cost-model", &cost_model);
   parser.repeated("force", &forces);
   parser.others(&settings);  // the solver's options (shardlab options lists them)
@@ -132,6 +138,10 @@ int teach_command(const std::vector<std::string>& args) {
                                  " (time limit " + std::to_string(options.time_limit_s) + " s)");
   }
   const teach::Explanation& x = session.value().explanation;
+  if (jax) {
+    const Status written = write_file(*jax, teach::jax_script(gen, x, summary), "JAX script");
+    if (!written.is_ok()) return fail(written);
+  }
   if (as_json) {
     std::cout << teach::explanation_json(gen, x, summary) << "\n";
   } else {

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/sharding/evaluate.h"
+#include "core/teach/jax_export.h"
 
 namespace shardlab::teach {
 namespace {
@@ -351,6 +352,7 @@ std::string explanation_json(const Generated& gen, const Explanation& x,
   for (const PlacedCollective& p : x.collectives) all.push_back(collective_json(gen, p));
   out["collectives"] = std::move(all);
   out["partition_specs"] = std::move(specs);
+  out["jax"] = jax_script(gen, x, solve);
   if (!x.zero_table.empty()) {
     Json table = Json::array();
     for (const ZeroRow& row : x.zero_table) {

@@ -109,8 +109,9 @@ std::string partition_spec(const Generated& gen, int32_t node, int32_t strategy)
 // "ops" (forward ops by name: "strategy", "dims", "detail", "compute_ns",
 // "usage_bytes", "collectives"), "backward", "parameters" (+ "zero_stage",
 // "partition_spec"), "inputs", "collectives" (each with kind, axis, bytes,
-// ns, what, on, pass, phase), "partition_specs", "zero_table" (training), and
-// "force" when strategies were forced}.
+// ns, what, on, pass, phase), "partition_specs", "jax" (jax_export.h's
+// runnable script), "zero_table" (training), and "force" when strategies
+// were forced (compared with the free optimum)}.
 std::string explanation_json(const Generated& gen, const Explanation& x, const SolveSummary& solve);
 // The CLI's text report.
 std::string explanation_text(const Generated& gen, const Explanation& x, const SolveSummary& solve);

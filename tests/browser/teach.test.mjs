@@ -64,7 +64,7 @@ test('the MLP switches from tensor parallel to data parallel when its batch grow
         'true');
   }
   assert.match(await text(page, 'teach-changes'), /h: f:x → b:x/);
-  assert.match(await text(page, 'teach-jax'), /"W1": P\(None, None\)/);
+  assert.match(await text(page, 'teach-jax'), /'W1': NamedSharding\(mesh, P\(None, None\)\)/);
   assert.deepEqual(page.errors, []);
 
   // The permalink carries the edited model: a fresh page shows the same answer.

@@ -89,6 +89,6 @@ sed 's/"device_memory_GB": 1}/"device_memory_GB": 0.2}/' "$repo/examples/teach/z
 "$shardlab" teach tight.json --time-limit 2 2> err.txt
 check "no plan fits exit code" 3 $?
 "$shardlab" teach --help | head -n 1 > help.txt
-check "help" "usage: shardlab teach MODEL.json [--emit INSTANCE.json] [--time-limit S] [--json]" "$(cat help.txt)"
+check "help" "usage: shardlab teach MODEL.json [--emit INSTANCE.json] [--jax FILE.py] [--time-limit S] [--json]" "$(cat help.txt)"
 
 finish "teach CLI"

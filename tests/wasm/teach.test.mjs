@@ -103,3 +103,19 @@ test('a bad model gives the native message, position and path included', () => {
   assert.match(force.error.message, /^--force 'h=q:x': expected LETTER:AXIS/);
   fs.rmSync(dir, {recursive: true});
 });
+
+test('the JAX script: the module\'s "jax" is the text `teach --jax` writes, forced or not', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'teach-'));
+  for (const force of [null, {h: 'b:x', W2: 'replicated'}]) {
+    const out = path.join(dir, 'mlp.py');
+    const flags = force ? Object.entries(force).flatMap(([n, s]) => ['--force', `${n}=${s}`]) : [];
+    native('cli', 'teach', file('mlp'), ...flags, '--jax', out, '--json');
+    const got = JSON.parse(unwrap(M.teachSolve(text('mlp'), JSON.stringify(force ? {force} : {}))));
+    assert.equal(got.jax, fs.readFileSync(out, 'utf8'));
+    assert.match(
+        got.jax,
+        force ? /^# Forced by the user: W2 = replicated, h = b:x\.$/m :
+                /^# Chosen by the solver: all 6 layouts below\.$/m);
+  }
+  fs.rmSync(dir, {recursive: true});
+});

@@ -41,7 +41,9 @@ test('the mesh control keeps per-axis values and names new axes', () => {
   assert.deepEqual(model.mesh.axes, ['x']);
   assert.deepEqual(model.mesh.bandwidth_GBps, [100]);
   assert.deepEqual(E.parseMeshShape('[2, 4]'), [2, 4]);
-  assert.throws(() => E.setMesh(model, E.parseMeshShape('2xq')), /1 to 4 positive integers/);
+  assert.throws(
+      () => E.parseMeshShape('2xq'), /^Error: axis 2 of "2xq" is "q", not a whole number/);
+  assert.throws(() => E.setMesh(model, [2, 0]), /1 to 4 positive integers/);
   assert.throws(() => E.setMesh(model, [1, 2, 3, 4, 5]), /1 to 4 positive integers/);
 });
 
@@ -51,4 +53,32 @@ test('the memory control sets the device memory; bad text is reported', () => {
   assert.throws(() => E.setMemory(model, -1), /not positive/);
   assert.throws(() => E.parseModel('[1, 2]'), /not a JSON object/);
   assert.throws(() => E.parseModel('{"a": '), SyntaxError);
+});
+
+test('a mesh shape is refused with its reason, never changed into another', () => {
+  assert.deepEqual(E.parseMeshShape('4x2'), [4, 2]);
+  assert.deepEqual(E.parseMeshShape(' 8 '), [8]);
+  assert.deepEqual(E.parseMeshShape('2×2x2x2'), [2, 2, 2, 2]);
+  const refused = (text) => {
+    try {
+      E.parseMeshShape(text);
+    } catch (error) {
+      return error.message;
+    }
+    return 'accepted';
+  };
+  assert.equal(
+      refused('3x'), 'axis 2 of "3x" has no size: write the devices per axis, such as 8 or 4x2');
+  assert.equal(
+      refused('x3'), 'axis 1 of "x3" has no size: write the devices per axis, such as 8 or 4x2');
+  assert.equal(refused(''), 'the mesh is empty: write the devices per axis, such as 8 or 4x2');
+  assert.equal(refused('2x0'), 'axis 2 of "2x0" is 0: every axis has at least 1 device');
+  assert.equal(
+      refused('1.5'),
+      '"1.5" is "1.5", not a whole number: write the devices per axis, such as 8 or 4x2');
+  assert.equal(
+      refused('-4'),
+      '"-4" is "-4", not a whole number: write the devices per axis, such as 8 or 4x2');
+  assert.equal(refused('2x2x2x2x2'), '"2x2x2x2x2" has 5 axes; a mesh has 1 to 4');
+  assert.equal(refused('512x256'), '"512x256" is 131,072 devices; a mesh has at most 65,536');
 });

@@ -1,6 +1,7 @@
 // Unit tests of web/teach/report.mjs on a real explanation (the native
 // `shardlab teach --json` of the MLP, written below as the page receives it):
-// what changed between two solves, the JAX export, the force sentence.
+// what changed between two solves, the force sentence (the JAX script is
+// the core's; tests/cli/teach_jax.sh and tests/wasm/teach.test.mjs check it).
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import {test} from 'node:test';
@@ -62,14 +63,6 @@ test('the nodes whose layout changed, and the lines that say how', () => {
       lines.at(-1),
       'textbook: Megatron tensor parallel on \'x\' (column- then row-parallel, ' +
           'all-reduce after) → data parallel on \'x\' (b split, gradients all-reduced)');
-});
-
-test('the layout exports as JAX PartitionSpecs', () => {
-  const text = R.jaxSpecs(megatron);
-  assert.match(text, /^from jax\.sharding import Mesh, PartitionSpec as P$/m);
-  assert.match(text, /^# mesh = Mesh\(devices\.reshape\(8\), \("x",\)\)$/m);
-  assert.match(text, /^ {4}"W1": P\(None, 'x'\),$/m);
-  assert.match(text, /^ {4}"y" : P\(None, None\),$/m);
 });
 
 test('units, dims, collectives and the force sentence', () => {

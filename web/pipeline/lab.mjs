@@ -225,6 +225,7 @@ function render() {
   const comm = Number((shown && shown.schedule.problem && shown.schedule.problem.comm) || 0);
   timeline.setSchedules(entries, {comm, keepZoom: true});
   renderDevicesTitle(shown);
+  exports.updateDownloads(app.section, shown);
 }
 
 function renderDevicesTitle(shown) {
@@ -394,17 +395,6 @@ function stem() {
   return exports.fileStem(problem, app.shown);
 }
 
-function guarded(action) {
-  return async () => {
-    try {
-      const entry = entryOf(app.shown);
-      if (entry) await action(entry);
-    } catch (error) {
-      showError(error.message);
-    }
-  };
-}
-
 function wire() {
   const select = $('pl-example');
   select.append(new Option('custom', ''));
@@ -454,22 +444,14 @@ function wire() {
     e.preventDefault();
     openFile(e.dataTransfer.files[0]);
   });
-  $('pl-download-json')
-      .addEventListener('click', guarded((e) => exports.downloadSchedule(e, stem())));
-  $('pl-download-trace')
-      .addEventListener('click', guarded((e) => exports.downloadTrace(app.sessions, e, stem())));
-  $('pl-download-csv')
-      .addEventListener('click', guarded((e) => exports.downloadCsv(app.sessions, e, stem())));
-  $('pl-download-problem')
-      .addEventListener(
-          'click', () => app.problemText && exports.downloadProblem(app.problemText, stem()));
-  $('pl-download-png')
-      .addEventListener(
-          'click',
-          () => exports.downloadPlots(
-              [['timeline', $('pl-timeline')], ['anytime', $('pl-anytime')]], stem()));
-  $('pl-copy-link')
-      .addEventListener('click', () => navigator.clipboard.writeText($('pl-permalink').href));
+  exports.wireDownloads(app.section, {
+    entry: () => entryOf(app.shown),
+    stem,
+    sessions: () => app.sessions,
+    problemText: () => app.problemText,
+    canvases: () => [['timeline', $('pl-timeline')], ['anytime', $('pl-anytime')]],
+    link: () => $('pl-permalink').href,
+  });
   app.sessions = new SessionClient(
       new URL('worker.js', import.meta.url).href, (msg) => plan.planner.onEvent(msg));
   plan = new PlanPanel({

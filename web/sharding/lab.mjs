@@ -12,6 +12,7 @@
 // said on the page as "restored from <date>"; whatever of a link could not
 // be applied is listed at the top of the tab (../link_notice.mjs).
 import {baseName, savePlots, saveText} from '../downloads.mjs';
+import {copyText, feedbackRegion, nearby} from '../feedback.mjs';
 import {elapsedOfLimit, groupedExact} from '../format.mjs';
 import {showLinkProblems} from '../link_notice.mjs';
 import {applySchema, clampOption, readOption, rowOf} from '../options_form.mjs';
@@ -408,8 +409,16 @@ function wire() {
   for (const id of ['time-limit', 'workers', 'seed'])
     $(id).addEventListener('change', scheduleLink);
   const stem = () => baseName(app.load && app.load.name);
-  $('download-result').addEventListener('click', () => {
-    if (!app.view) return;
+  // Each button says beside itself what it saved, or why it could not (../feedback.mjs).
+  const noPlan = () => {
+    if (!app.view) throw new Error('no plan yet: open an instance and press Start');
+  };
+  const on = (id, action, done) => {
+    feedbackRegion($(id));
+    $(id).addEventListener('click', nearby($(id), action, done));
+  };
+  on('download-result', () => {
+    noPlan();
     const s = settings();
     const run = {
       file: app.load.name,
@@ -421,19 +430,18 @@ function wire() {
       seconds: app.client.elapsedS,
       trace: app.client.trace
     };
-    try {
-      saveText(
-          app.view.resultJson(bestPlan(), run) + '\n', `${stem()}.result.json`, 'application/json');
-    } catch (error) {
-      showError(error.message);
-    }
-  });
-  $('download-line').addEventListener('click', () => {
-    if (app.view) saveText(app.view.solutionLine(bestPlan()) + '\n', `${stem()}.solution.txt`);
-  });
-  $('download-png').addEventListener('click', () => savePlots(views.canvases(), stem()));
-  $('copy-link')
-      .addEventListener('click', () => navigator.clipboard.writeText($('permalink').href));
+    saveText(
+        app.view.resultJson(bestPlan(), run) + '\n', `${stem()}.result.json`, 'application/json');
+  }, () => `Saved ${stem()}.result.json`);
+  on('download-line', () => {
+    noPlan();
+    saveText(app.view.solutionLine(bestPlan()) + '\n', `${stem()}.solution.txt`);
+  }, () => `Saved ${stem()}.solution.txt`);
+  on('download-png', () => savePlots(views.canvases(), stem()), () => `Saved ${stem()}-plots.png`);
+  feedbackRegion($('copy-link'));
+  $('copy-link').addEventListener('click', () => copyText($('copy-link'), $('permalink').href, {
+                                             what: 'the link'
+                                           }));
 }
 
 /**

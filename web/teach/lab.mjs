@@ -3,13 +3,19 @@
 // with the sharding lab's SolverClient (the same workers as any instance),
 // and show the explained optimum (teachExplain): each op's layout, the
 // collectives paid, the textbook name, what changed since the last solve,
-// a forced strategy against the free optimum, JAX PartitionSpecs.
+// forced strategies (chips, forces.mjs) against the free optimum, and the
+// exports (the core's runnable JAX script, the explanation, instance,
+// sidecar, model), each with Download and Copy. Messages appear next to
+// the control that caused them (../feedback.mjs): a refused mesh beside the
+// mesh, "Copied" beside Copy.
 // data-status on #lab-teach (the test contract): idle, generating, solving,
 // stopped (Stop pressed: the best plan so far is explained), done, error;
 // data-solves counts finished runs. The time control comes from the solver's
 // option schema. The state travels in the fragment (#v=3&lab=teach&ex=...
-// or m=<deflated model text>, t, cm, f) and the last model in IndexedDB.
+// or m=<deflated model text>, t, cm, f=NODE=STRATEGY;...) and the last
+// model in IndexedDB.
 import {baseName, saveText} from '../downloads.mjs';
+import {clearNear, copyText, feedbackRegion, nearby, setReason, showNear} from '../feedback.mjs';
 import {showLinkProblems} from '../link_notice.mjs';
 import {applySchema, readOption, rowOf} from '../options_form.mjs';
 import {unwrap} from '../result.mjs';
@@ -17,8 +23,9 @@ import {SolverClient} from '../sharding/solver_client.mjs';
 import {deflate, fromBase64Url, inflate, toBase64Url} from '../state.mjs';
 import {getRecord, putRecord} from '../store.mjs';
 
+import {addForce, encodeForces, parseForces, renderChips} from './forces.mjs';
 import {formatModel, parseMeshShape, parseModel, setBatch, setMemory, setMesh} from './model_edit.mjs';
-import {forceText, jaxSpecs} from './report.mjs';
+import {forceText} from './report.mjs';
 import {clear, render} from './views.mjs';
 
 export const EXAMPLES = Object.freeze([
@@ -39,10 +46,10 @@ const app = {
   name: 'mlp.json',  // the model's file name (errors name it)
   example: null,     // the example file the text came from, while unedited
   exampleText: '',
-  generated: null,  // teachGenerate's last answer
-  report: null,     // the last explanation shown
-  free: null,       // the last free optimum: {key, cost, lower_bound}
-  force: {},        // node -> strategy
+  generated: null,   // teachGenerate's last answer
+  report: null,      // the last explanation shown
+  free: null,        // the last free optimum: {key, cost, lower_bound}
+  force: new Map(),  // node -> strategy, in the order they were forced
   queue: Promise.resolve(),
 };
 globalThis.shardlabTeach = app;  // for debugging
@@ -67,7 +74,7 @@ function showError(message) {
 function options() {
   const out = {};
   if ($('teach-cost-model').value) out.cost_model = $('teach-cost-model').value;
-  if (Object.keys(app.force).length) out.force = {...app.force};
+  if (app.force.size) out.force = Object.fromEntries(app.force);
   return out;
 }
 
@@ -98,21 +105,89 @@ function fillStrategies() {
   const node = app.generated.sidecar.nodes.find((n) => n.name === $('teach-force-node').value);
   $('teach-force-strategy')
       .replaceChildren(...(node ? node.strategies : []).map((s) => new Option(s, s)));
-  if (node && app.force[node.name]) $('teach-force-strategy').value = app.force[node.name];
+  if (node && app.force.has(node.name)) $('teach-force-strategy').value = app.force.get(node.name);
 }
 
-/** Applies an edit to the model text (parse, change, write back) and solves. */
-function editModel(change) {
+function showForces() {
+  renderChips($('teach-forces'), app.force, (node) => {
+    app.force.delete(node);
+    showForces();
+    // Focus stays in the panel: on the next chip's ×, or the add button.
+    const next = $('teach-forces').querySelector('button') || $('teach-force');
+    next.focus();
+    showNear($('teach-force'), `Removed the force on ${node}; solving again`, 'info');
+    solve();
+  });
+}
+
+/**
+ * Applies an edit to the model text (parse, change, write back) and solves;
+ * a refused edit is shown next to its control and changes nothing.
+ */
+function editModel(control, change) {
   let model;
   try {
     model = parseModel($('teach-text').value);
     change(model);
   } catch (error) {
-    return showError(`${app.name}: ${error.message}`);
+    return showNear(control, error.message, 'error');
   }
+  clearNear(control);
   $('teach-text').value = formatModel(model);
   app.example = null;
   solve();
+}
+
+// What the exports hold (text), and the reason when there is nothing yet.
+const EXPORTS = {
+  jax: {
+    what: 'JAX script',
+    text: () => app.report && app.report.jax,
+    file: () => `${app.report.model}_sharding.py`,
+    type: 'text/x-python',
+    none: 'solve a model first: the script holds its layout',
+  },
+  report: {
+    what: 'explanation',
+    ready: () => Boolean(app.report),  // without writing the whole report on every keystroke
+    text: () => app.report && `${JSON.stringify(app.report, null, 1)}\n`,
+    file: () => `${stem()}-explained.json`,
+    type: 'application/json',
+    none: 'solve a model first',
+  },
+  instance: {
+    what: 'instance',
+    text: () => app.generated && app.generated.instance,
+    file: () => `${stem()}-instance.json`,
+    type: 'application/json',
+    none: 'generate the model first (Generate and solve)',
+  },
+  sidecar: {
+    what: 'sidecar',
+    text: () => app.generated && app.generated.sidecarText,
+    file: () => `${stem()}-instance.sidecar.json`,
+    type: 'application/json',
+    none: 'generate the model first (Generate and solve)',
+  },
+  model: {
+    what: 'model',
+    text: () => $('teach-text').value,
+    file: () => `${stem()}.json`,
+    type: 'application/json',
+    none: 'the model text is empty',
+  },
+};
+
+// Each export's buttons are enabled, or disabled with the reason.
+function updateExports() {
+  for (const [key, e] of Object.entries(EXPORTS)) {
+    const reason = (e.ready ? e.ready() : e.text()) ? '' : e.none;
+    setReason($(`teach-save-${key}`), reason && `Download the ${e.what}: ${reason}`);
+    setReason($(`teach-copy-${key}`), reason && `Copy the ${e.what}: ${reason}`);
+  }
+  setReason(
+      $('teach-copy-link'),
+      app.link ? '' : 'Copy the permalink: it is written after the first solve');
 }
 
 // ---- generate, solve, explain ----
@@ -151,6 +226,10 @@ async function runOnce() {
   try {
     generated = generate(text, opts);
   } catch (error) {
+    // A force the model no longer takes: said beside the forces too.
+    if (opts.force && error.code === 'InvalidArgument') {
+      showNear($('teach-force'), `${error.message} (remove its chip below)`, 'error');
+    }
     return showError(error.message);
   }
   app.generated = generated;
@@ -189,6 +268,7 @@ async function runOnce() {
     render(app.root, report, app.report);
     app.report = report;
     app.root.querySelector('[data-testid=teach-force]').textContent = forceText(report);
+    updateExports();
     const found = report.proven_optimal ? 'proven optimal' : 'best found';
     if (app.stopAsked)
       setStatus('stopped', `stopped: ${found}`);
@@ -225,13 +305,13 @@ async function fragmentParams(text) {
   }
   if (timeLimitS() !== 10) p.set('t', String(timeLimitS()));
   if ($('teach-cost-model').value) p.set('cm', $('teach-cost-model').value);
-  const forced = Object.entries(app.force).map(([n, s]) => `${n}=${s}`).join(';');
-  if (forced) p.set('f', forced);
+  if (app.force.size) p.set('f', encodeForces(app.force));
   return p;
 }
 
 async function remember(text) {
   app.link = app.shell.setFragment('teach', await fragmentParams(text));
+  updateExports();
   try {
     await putRecord('teach', {key: 'last', text, name: app.name, report: app.report});
   } catch (error) {
@@ -277,10 +357,64 @@ function stem() {
   return baseName(app.name);
 }
 
+// The mesh as typed, or null after showing why it is refused beside the input.
+function meshShape() {
+  const input = $('teach-mesh');
+  try {
+    return parseMeshShape(input.value);
+  } catch (error) {
+    showNear(input, `Mesh refused: ${error.message}`, 'error');
+    return null;
+  }
+}
+
+function forceNow() {
+  const node = $('teach-force-node').value;
+  const strategy = $('teach-force-strategy').value;
+  const button = $('teach-force');
+  if (!node || !strategy) return showNear(button, 'Pick a node and a strategy first', 'error');
+  const {change, old} = addForce(app.force, node, strategy);
+  if (change === 'same')
+    return showNear(button, `${node} is already forced to ${strategy}`, 'info');
+  showNear(
+      button,
+      change === 'replaced' ? `${node}: ${old} → ${strategy} (one strategy per node); solving` :
+                              `Forced ${node} = ${strategy}; solving`,
+      'info');
+  showForces();
+  solve();
+}
+
+// The exports the page shows, which a failed copy selects for Ctrl+C.
+const SHOWN = {
+  jax: 'teach-jax',
+  model: 'teach-text'
+};
+
+function wireExports() {
+  for (const [key, e] of Object.entries(EXPORTS)) {
+    const save = $(`teach-save-${key}`);
+    save.addEventListener('click', nearby(save, () => {
+                            const file = e.file();
+                            saveText(e.text(), file, e.type);
+                            return file;
+                          }, (file) => `Saved ${file}`));
+    const copy = $(`teach-copy-${key}`);
+    copy.addEventListener(
+        'click', () => copyText(copy, e.text(), {source: SHOWN[key] ? $(SHOWN[key]) : null}));
+  }
+  const link = $('teach-copy-link');
+  link.addEventListener(
+      'click', () => copyText(link, app.link || location.href, {what: 'the link'}));
+  for (const button of app.root.querySelectorAll('.exports button')) feedbackRegion(button);
+  updateExports();
+}
+
 function wire() {
   $('teach-example').replaceChildren(...EXAMPLES.map((e) => new Option(e.label, e.file)));
   $('teach-example').addEventListener('change', async () => {
-    app.force = {};
+    app.force.clear();
+    showForces();
     try {
       await loadExample($('teach-example').value);
     } catch (error) {
@@ -290,62 +424,51 @@ function wire() {
   });
   $('teach-solve').addEventListener('click', () => solve());
   $('teach-stop').addEventListener('click', () => stop());
+  $('teach-text').addEventListener('input', updateExports);
   $('teach-text').addEventListener('keydown', (event) => {
     if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) solve();
   });
+  for (const id of ['teach-mesh', 'teach-batch', 'teach-memory', 'teach-force', 'teach-unforce']) {
+    feedbackRegion($(id));
+  }
   $('teach-batch')
       .addEventListener(
           'change',
           () => editModel(
+              $('teach-batch'),
               (model) => setBatch(model, app.generated.model, Number($('teach-batch').value))));
-  $('teach-mesh').addEventListener('change', () => editModel((model) => {
-                                               const shape = parseMeshShape($('teach-mesh').value);
-                                               setMesh(model, shape);
-                                             }));
+  $('teach-mesh').addEventListener('change', () => {
+    const shape = meshShape();
+    if (shape) editModel($('teach-mesh'), (model) => setMesh(model, shape));
+  });
+  // A refusal goes as soon as the text is a mesh again.
+  $('teach-mesh').addEventListener('input', () => {
+    if ($('teach-mesh').getAttribute('aria-invalid') !== 'true') return;
+    try {
+      parseMeshShape($('teach-mesh').value);
+      clearNear($('teach-mesh'));
+    } catch (error) {
+      // Still refused: the message stays until the change event.
+    }
+  });
   $('teach-memory')
       .addEventListener(
-          'change', () => editModel((model) => setMemory(model, Number($('teach-memory').value))));
+          'change',
+          () => editModel(
+              $('teach-memory'), (model) => setMemory(model, Number($('teach-memory').value))));
   $('teach-cost-model').addEventListener('change', () => solve());
   $('teach-force-node').addEventListener('change', fillStrategies);
-  $('teach-force').addEventListener('click', () => {
-    app.force = {[$('teach-force-node').value]: $('teach-force-strategy').value};
-    solve();
-  });
+  $('teach-force').addEventListener('click', forceNow);
   $('teach-unforce').addEventListener('click', () => {
-    app.force = {};
+    if (!app.force.size) return showNear($('teach-unforce'), 'Nothing is forced', 'info');
+    const count = app.force.size;
+    app.force.clear();
+    showForces();
+    showNear(
+        $('teach-unforce'), `Removed ${count} force${count > 1 ? 's' : ''}; solving again`, 'info');
     solve();
   });
-  const report = () => app.report;
-  $('teach-save-jax')
-      .addEventListener(
-          'click',
-          () => report() && saveText(jaxSpecs(report()), `${stem()}_specs.py`, 'text/x-python'));
-  $('teach-save-report')
-      .addEventListener(
-          'click',
-          () => report() &&
-              saveText(
-                    JSON.stringify(report(), null, 1), `${stem()}-explained.json`,
-                    'application/json'));
-  $('teach-save-instance')
-      .addEventListener(
-          'click',
-          () => app.generated &&
-              saveText(app.generated.instance, `${stem()}-instance.json`, 'application/json'));
-  $('teach-save-sidecar')
-      .addEventListener(
-          'click',
-          () => app.generated &&
-              saveText(
-                    app.generated.sidecarText, `${stem()}-instance.sidecar.json`,
-                    'application/json'));
-  $('teach-save-model')
-      .addEventListener(
-          'click', () => saveText($('teach-text').value, `${stem()}.json`, 'application/json'));
-  $('teach-copy-link').addEventListener('click', async () => {
-    if (app.link && navigator.clipboard)
-      await navigator.clipboard.writeText(app.link).catch(() => {});
-  });
+  wireExports();
 }
 
 // What of a link this lab cannot apply: keys it does not have, an example
@@ -377,12 +500,11 @@ export async function mount(section, shell, params) {
   showLinkProblems(section, linkProblems(params));
   if (params.has('t') && Number(params.get('t')) > 0) $('teach-time').value = params.get('t');
   if (params.has('cm')) $('teach-cost-model').value = params.get('cm');
-  for (const pair of (params.get('f') || '').split(';').filter(Boolean)) {
-    const at = pair.indexOf('=');
-    if (at > 0) app.force[pair.slice(0, at)] = pair.slice(at + 1);
-  }
+  app.force = parseForces(params.get('f'));
+  showForces();
   try {
     await initialModel(params);
+    updateExports();
     app.M = await shell.module();
     app.schema = unwrap(app.M.optionsSchema());
     applySchema(app.root, app.schema);

@@ -3,6 +3,7 @@
 // the examples' layout (one line per tensor and per op). Pure module: lab.mjs
 // uses it and tests/web/teach_model_edit.test.mjs checks it. The model's batch
 // letter and the tensors that carry it come from teachGenerate's "model".
+import {grouped} from '../format.mjs';
 
 /** The model object, or throws an Error naming the JSON problem. */
 export function parseModel(text) {
@@ -107,10 +108,40 @@ export function setMesh(model, shape) {
   return model;
 }
 
-/** "2x4", "8", "[2, 4]" -> [2, 4]. */
+// The core's limits (core/teach/model.h kMaxMeshRank, model_reader.cpp).
+export const MAX_MESH_AXES = 4;
+export const MAX_MESH_DEVICES = 65536;
+
+/**
+ * "2x4", "8", "2×4", "2,4", "[2, 4]" -> [2, 4]; anything else throws an
+ * Error whose message says what is wrong ("3x" has an empty second axis),
+ * so the page refuses it next to the input instead of guessing.
+ */
 export function parseMeshShape(text) {
-  const parts = String(text).replace(/[[\]\s]/g, '').split(/[x×,*]/).filter((p) => p !== '');
-  return parts.map((p) => (/^\d+$/.test(p) ? Number(p) : NaN));
+  const raw = String(text).trim();
+  const body = raw.replace(/^\[(.*)\]$/, '$1').replace(/\s+/g, '');
+  const example = 'write the devices per axis, such as 8 or 4x2';
+  if (body === '') throw new Error(`the mesh is empty: ${example}`);
+  const parts = body.split(/[x×,*]/i);
+  if (parts.length > MAX_MESH_AXES) {
+    throw new Error(`"${raw}" has ${parts.length} axes; a mesh has 1 to ${MAX_MESH_AXES}`);
+  }
+  const shape = parts.map((part, i) => {
+    const where = parts.length > 1 ? `axis ${i + 1} of "${raw}"` : `"${raw}"`;
+    if (part === '') throw new Error(`${where} has no size: ${example}`);
+    if (!/^\d+$/.test(part))
+      throw new Error(`${where} is "${part}", not a whole number: ${example}`);
+    const n = Number(part);
+    if (n < 1) throw new Error(`${where} is 0: every axis has at least 1 device`);
+    return n;
+  });
+  const devices = shape.reduce((a, b) => a * b, 1);
+  if (devices > MAX_MESH_DEVICES) {
+    throw new Error(
+        `"${raw}" is ${grouped(devices)} devices; a mesh has at most ` +
+        `${grouped(MAX_MESH_DEVICES)}`);
+  }
+  return shape;
 }
 
 export function setMemory(model, gigabytes) {

@@ -1,6 +1,7 @@
 // Readings of an explanation (teachExplain's JSON, the same document as
-// `shardlab teach --json`): what changed between two solves, the layout as
-// JAX PartitionSpecs, and short texts for the summary and the force panel.
+// `shardlab teach --json`): what changed between two solves, and short
+// texts for the summary and the force panel (the JAX script is the core's:
+// the report's "jax").
 // Pure module: lab.mjs renders these; tests/web/teach_report.test.mjs checks them.
 
 /** Units as the page shows them. */
@@ -56,25 +57,6 @@ export function changeLines(before, after) {
     lines.push(`textbook: ${before.textbook || 'mixed'} → ${after.textbook || 'mixed'}`);
   }
   return lines;
-}
-
-/** The layout as Python a JAX user pastes: one PartitionSpec per tensor. */
-export function jaxSpecs(report) {
-  const specs = report.partition_specs || {};
-  const width = Math.max(0, ...Object.keys(specs).map((k) => k.length + 2));
-  const axes = report.mesh.axes.map((a) => JSON.stringify(a)).join(', ');
-  const lines = [
-    `# ${report.model}: the layout ShardLab's solver chose (${
-        report.textbook || 'no textbook name'}).`,
-    'from jax.sharding import Mesh, PartitionSpec as P',
-    `# mesh = Mesh(devices.reshape(${report.mesh.shape.join(', ')}), (${axes}${
-        report.mesh.axes.length === 1 ? ',' : ''}))`,
-    'specs = {',
-    ...Object.entries(specs).map(
-        ([name, spec]) => `    ${JSON.stringify(name).padEnd(width)}: ${spec},`),
-    '}',
-  ];
-  return lines.join('\n') + '\n';
 }
 
 /** The force panel's sentence: cost difference and both bounds. */

@@ -1,9 +1,9 @@
 // The teaching lab's result views: the readouts, the per-op layout table
 // (letters to mesh axes, the collectives each op and each edge into it
 // pays, rows that changed since the last solve highlighted), parameters and
-// inputs, every collective, the JAX export. Renders teachExplain's JSON
+// inputs, every collective, the JAX script. Renders teachExplain's JSON
 // (report.mjs reads it); lab.mjs calls render() after each solve.
-import {changedNodes, changeLines, collectivesOn, collectiveText, dimsText, formatBytes, formatNs, jaxSpecs} from './report.mjs';
+import {changedNodes, changeLines, collectivesOn, collectiveText, dimsText, formatBytes, formatNs} from './report.mjs';
 
 function cell(tr, text, className = '') {
   const td = document.createElement('td');
@@ -121,7 +121,8 @@ export function render(root, report, previous, prefix = 'teach') {
         return tr;
       }) :
              []);
-  q('teach-jax').textContent = jaxSpecs(report);
+  // The core's script (core/teach/jax_export.h), as the CLI's --jax writes it.
+  q('teach-jax').textContent = report.jax || '';
 }
 
 export function clear(root) {
