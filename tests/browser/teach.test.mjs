@@ -163,7 +163,7 @@ test('Stop ends a running solve and explains the best plan found so far', async 
   await nextSolve(page, count);
   assert.equal(await page.getAttribute('#lab-teach', 'data-status'), 'stopped');
   assert.equal(await text(page, 'teach-status-text'), 'stopped: best found');
-  assert.match(await text(page, 'teach-cost'), /\(\d+ ns\)$/);
+  assert.match(await text(page, 'teach-cost'), /\([\d,]+ ns\)$/);
   assert.doesNotMatch(await text(page, 'teach-bound'), /proven optimal/);
   assert.equal(
       await page.$$eval('[data-testid=teach-ops] tbody tr', (rows) => rows.length), 12 * 14);

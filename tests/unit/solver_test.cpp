@@ -194,5 +194,36 @@ TEST_CASE("determinism: same seed and steps, same plan; exact recorded values") 
   CHECK(e.bound == 445);
 }
 
+// The page's wall-clock limit (Engine::set_time_left): a deadline that has
+// not passed changes nothing, one that has passed stops step() before its
+// first round, and the proof search keeps a sound bound across the stop.
+TEST_CASE("set_time_left: no change before the deadline, no round after it") {
+  const Problem p = medium_instance();
+  Options options;
+  options.seed = 7;
+  options.exact_max_nodes = 0;
+  options.proof_gap = 0;  // the proof search runs too
+  const Run plain = run_engine(p, options, 0, 12, 200);
+  Engine far(p, options, 0);
+  far.set_time_left(1e9);
+  for (int i = 0; i < 12 && !far.finished(); ++i) far.step(200);
+  CHECK(far.best().cost == plain.cost);
+  CHECK(far.lower_bound() == plain.bound);
+  CHECK(far.best().solution == plain.plan);
+
+  Engine passed(p, options, 0);
+  const int64_t bound_built = passed.lower_bound();
+  const Counters before = passed.counters();
+  passed.set_time_left(0);
+  for (int i = 0; i < 5; ++i) passed.step(200);
+  CHECK(passed.lower_bound() == bound_built);
+  CHECK(passed.counters().find("rounds")->integer == before.find("rounds")->integer);
+  // A removed deadline (negative) lets the search go on as before.
+  passed.set_time_left(-1);
+  passed.step(200);
+  CHECK(passed.counters().find("rounds")->integer > before.find("rounds")->integer);
+  CHECK(passed.lower_bound() <= plain.cost);
+}
+
 }  // namespace
 }  // namespace shardlab

@@ -25,7 +25,7 @@ import * as exports from './exports.mjs';
 import {ParamsForm, paramsFromProblem, problemFromParams} from './params.mjs';
 import {decodePipeline, encodePipeline} from './permalink.mjs';
 import {PlanPanel} from './plan_panel.mjs';
-import {renderReadouts} from './readouts.mjs';
+import {num, renderReadouts} from './readouts.mjs';
 import {loadPlanned, problemKey, savePlanned} from './saved.mjs';
 import {SessionClient} from './session_client.mjs';
 import {Timeline, TIMELINE_LEGEND} from './timeline.mjs';
@@ -164,10 +164,11 @@ async function restoreStored(key) {
     const entry = await app.sessions.check(stored.schedule);
     if (entry.schedule.valid === false) return;
     app.extra.set('planned', entry);
-    plan.offer(entry);
-    note(
-        `The best planned schedule kept in this browser (makespan ${entry.schedule.makespan}, ` +
-        `saved ${stored.savedAt}) is the 'planned' row.`);
+    plan.offer(entry, stored.bound);
+    const bound = Number.isFinite(stored.bound) ? `, lower bound ${num(stored.bound)}` : '';
+    note(`The best planned schedule kept in this browser (makespan ${num(entry.schedule.makespan)}${
+        bound}, restored from ${
+        stored.savedAt.slice(0, 16).replace('T', ' ')} UTC) is the 'planned' row.`);
   } catch (error) {
     note(`The schedule kept in this browser was not used: ${error.message}`);
   }

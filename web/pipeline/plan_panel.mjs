@@ -135,9 +135,17 @@ export class PlanPanel {
     this.showNumbers();
   }
 
-  /** A schedule from elsewhere (link, IndexedDB, import): the planner starts from it. */
-  offer(entry) {
+  /**
+   * A schedule from elsewhere (link, IndexedDB, import): the planner starts
+   * from it. bound (optional): the lower bound proven with it before (the
+   * stored record's), kept when it does not exceed the makespan.
+   */
+  offer(entry, bound = null) {
     const kept = this.planner.consider(entry.text, 0);
+    if (Number.isFinite(bound) && bound <= entry.schedule.makespan + 1e-9 &&
+        (this.planner.bound === null || bound > this.planner.bound)) {
+      this.planner.bound = bound;
+    }
     this.showNumbers();
     return kept;
   }

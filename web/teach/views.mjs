@@ -3,6 +3,8 @@
 // pays, rows that changed since the last solve highlighted), parameters and
 // inputs, every collective, the JAX script. Renders teachExplain's JSON
 // (report.mjs reads it); lab.mjs calls render() after each solve.
+import {grouped} from '../format.mjs';
+
 import {changedNodes, changeLines, collectivesOn, collectiveText, dimsText, formatBytes, formatNs} from './report.mjs';
 
 function cell(tr, text, className = '') {
@@ -52,7 +54,7 @@ export function render(root, report, previous, prefix = 'teach') {
   const q = (testid) => root.querySelector(`[data-testid=${as (testid)}]`);
   q('teach-textbook').textContent =
       report.textbook ? `Textbook: ${report.textbook}` : 'No textbook strategy matches (mixed)';
-  q('teach-cost').textContent = `${formatNs(report.cost)} (${report.cost} ns)`;
+  q('teach-cost').textContent = `${formatNs(report.cost)} (${grouped(report.cost)} ns)`;
   q('teach-bound').textContent =
       `${formatNs(report.lower_bound)}${report.proven_optimal ? ' — proven optimal' : ''}`;
   const b = report.breakdown;
@@ -61,8 +63,8 @@ export function render(root, report, previous, prefix = 'teach') {
   q('teach-peak').textContent = `${formatBytes(report.peak_bytes_per_device)}` +
       (report.memory_limit_bytes ? ` of ${formatBytes(report.memory_limit_bytes)}` : '');
   q('teach-instance').textContent =
-      `${report.instance.nodes} nodes, ${report.instance.edges} edges, ` +
-      `${report.instance.strategies} strategies`;
+      `${grouped(report.instance.nodes)} nodes, ${grouped(report.instance.edges)} edges, ` +
+      `${grouped(report.instance.strategies)} strategies`;
   q('teach-changes').replaceChildren(...changeLines(previous, report).map((line) => {
     const li = document.createElement('li');
     li.textContent = line;
