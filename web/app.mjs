@@ -12,15 +12,25 @@
 //                                  shows it while the lab is active; returns the
 //                                  absolute permalink for it
 //   shell.active                   the lab whose tab is shown
+//   shell.open(lab)                shows a lab's tab; resolves, once it is
+//                                  mounted, to {lab, module, section}
+// A lab module may also export openFile(file, kind): the page-wide drop
+// zone (drop.mjs) calls it for a tab that has no file input for that kind.
+// The shell adds to every tab the drop hint, a start-here card with its
+// glossary and hand-outs (intro.mjs), and one small live region that
+// announces the tab's data-status changes only (never its figures).
 // Labs query their own section and prefix their element ids with their name
 // (the sharding lab's ids predate the tabs). Each section's data-status is
 // the test contract; #app[data-lab] names the active tab.
+import {dropHint, installDropZone} from './drop.mjs';
+import {introCard} from './intro.mjs';
 import {LABS, readFragment, writeFragment} from './state.mjs';
 
 const app = document.getElementById('app');
 const sectionOf = (lab) => document.getElementById(`lab-${lab}`);
 const fragments = new Map();  // lab -> its last recorded URLSearchParams
 const mounted = new Map();    // lab -> the Promise of its mount
+const modules = new Map();    // lab -> its imported lab.mjs
 let modulePromise = null;
 
 const shell = {
@@ -41,6 +51,11 @@ const shell = {
     const fragment = writeFragment(lab, p);
     if (shell.active === lab) history.replaceState(null, '', fragment);
     return `${location.origin}${location.pathname}${fragment}`;
+  },
+
+  async open(lab) {
+    await activate(lab);
+    return {lab, module: modules.get(lab) || {}, section: sectionOf(lab)};
   },
 };
 globalThis.shardlabShell = shell;  // for debugging and tests
@@ -66,7 +81,9 @@ async function mountLab(lab, params) {
       style.href = `${lab}/style.css`;
       document.head.append(style);
     }
+    decorate(lab, section);
     const module = await import(`./${lab}/lab.mjs`);
+    modules.set(lab, module);
     await module.mount(section, shell, params);
   } catch (error) {
     section.dataset.status = 'error';
@@ -77,6 +94,45 @@ async function mountLab(lab, params) {
     box.textContent = `The ${lab} lab could not start: ${error.message || error}`;
     section.prepend(box);
   }
+}
+
+const TAB_NAMES = {
+  sharding: 'Sharding',
+  pipeline: 'Pipeline',
+  teach: 'Teach',
+  plan: 'Plan'
+};
+
+// The live region of a lab's tab: says its data-status when it changes, and
+// nothing else, so a screen reader hears "solving", "done", not every figure.
+function watchStatus(lab, section) {
+  const live = document.createElement('p');
+  live.className = 'visually-hidden';
+  live.setAttribute('role', 'status');
+  live.dataset.testid = `live-${lab}`;
+  section.append(live);
+  let said = null;
+  const say = () => {
+    const status = section.dataset.status;
+    if (status === said) return;
+    said = status;
+    live.textContent = `${TAB_NAMES[lab]} lab: ${status}`;
+  };
+  new MutationObserver(say).observe(section, {attributes: true, attributeFilter: ['data-status']});
+  say();
+}
+
+// What the shell adds to every tab: the drop hint and the start-here card
+// below the tab's heading, and its live region.
+function decorate(lab, section) {
+  const head = section.querySelector('.lab-head');
+  const extras = [dropHint(lab), introCard(lab)];
+  if (head) {
+    head.after(...extras);
+  } else {
+    section.prepend(...extras);
+  }
+  watchStatus(lab, section);
 }
 
 /** Shows a lab's tab; mounts it first when needed (params: its fragment keys). */
@@ -116,6 +172,7 @@ function wireTabs() {
 
 async function boot() {
   wireTabs();
+  installDropZone(shell);
   let link = {lab: null, params: new URLSearchParams()};
   try {
     link = await readFragment(location.hash);

@@ -345,6 +345,16 @@ function wire() {
   });
 }
 
+/** A model file dropped on the page (../drop.mjs): it replaces the editor's text and is solved. */
+export async function openFile(file) {
+  const text = await file.text();
+  app.force = {};
+  app.example = null;
+  app.name = file.name;
+  $('teach-text').value = text;
+  return solve();
+}
+
 export async function mount(section, shell, params) {
   app.root = section;
   app.shell = shell;
