@@ -32,6 +32,7 @@ export class DataTable {
     summary.textContent = `Data table: ${caption}`;
     this.wrap = document.createElement('div');
     this.wrap.className = 'table-wrap';
+    this.wrap.tabIndex = 0;  // it scrolls: keyboards must reach it
     this.table = document.createElement('table');
     this.table.createCaption().textContent = caption;
     this.table.caption.className = 'visually-hidden';

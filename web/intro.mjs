@@ -150,6 +150,7 @@ export function introCard(lab) {
     const box = el('section', {className: 'handout'});
     box.dataset.testid = `handout-${lab}`;
     box.setAttribute('aria-label', 'Hand-out');
+    box.tabIndex = 0;  // it scrolls: keyboards must reach it
     if (card.handouts === 'plan') {
       details.append(planChooser(box), box);
     } else {
