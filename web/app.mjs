@@ -117,9 +117,23 @@ function watchStatus(lab, section) {
     if (status === said) return;
     said = status;
     live.textContent = `${TAB_NAMES[lab]} lab: ${status}`;
+    requestAnimationFrame(() => focusableScrollers(section));
   };
+  window.addEventListener('resize', () => focusableScrollers(section));
   new MutationObserver(say).observe(section, {attributes: true, attributeFilter: ['data-status']});
   say();
+}
+
+// A region that scrolls sideways (a wide table on a phone) must be reachable
+// by keyboard: each one in the section that has nothing focusable inside
+// gets tabindex=0 (checked when the tab's status changes and on resize).
+function focusableScrollers(section) {
+  for (const el of section.querySelectorAll('table, pre, div, section')) {
+    if (el.hasAttribute('tabindex') || el.scrollWidth <= el.clientWidth + 1) continue;
+    if (!/auto|scroll/.test(getComputedStyle(el).overflowX)) continue;
+    if (el.querySelector('a[href], button, input, select, textarea, [tabindex]')) continue;
+    el.tabIndex = 0;
+  }
 }
 
 // What the shell adds to every tab: the drop hint and the start-here card
