@@ -38,8 +38,12 @@ CLEAN = re.compile(
 # A fault of the whole file (its size): the file, expected and found.
 WHOLE_FILE = re.compile(r"^shardlab: (?:pipeline: |teach: )?[^\s:]+: expected .+ of at most \d+ "
                         r"bytes.*, found (?:more than )?\d+ bytes.*$")
+# A PyTorch CSV's cell or row: the file, line:column, the rank and step (or
+# the byte, for a fault of the bytes), expected and found.
+CSV_CLEAN = re.compile(r"^shardlab: (?:pipeline: )?[^\s:]+:\d+:\d+(?: \((?:byte \d+|rank \d+(?:, step \d+)?)\))?: "
+                       r"expected .+, found .+$")
 # A command-line value: the flag as written, expected and found.
-FLAG = re.compile(r"^shardlab: (?:pipeline: |teach: )?--\S+ \S+: expected .+, found .+$")
+FLAG = re.compile(r"^shardlab: (?:pipeline: |teach: )?--\S+(?: \S+)?: expected .+, found .+$")
 SPECIAL = re.compile(r"^shardlab: (?:pipeline: |teach: )?(?P<file>[^\s:]+): .+$")
 # A schedule that reads but breaks a rule (exit 3): the checker's finding at
 # the entry it is about.
@@ -81,6 +85,14 @@ def command(name, kind, args):
         return [shardlab, "pipeline", path] + extra
     if kind == "model":
         return [shardlab, "teach", path] + extra
+    if kind == "cluster":
+        return [shardlab, "plan", "llama3-8b", "--cluster", path, "--gpus", "8", "--global-batch",
+                "16", "--time-limit", "2", "--no-alternatives", "--no-sizing"] + extra
+    if kind == "hfconfig":
+        return [shardlab, "plan", path, "--gpus", "8", "--global-batch", "16", "--time-limit",
+                "2", "--no-alternatives", "--no-sizing"] + extra
+    if kind.startswith("csv:"):
+        return [shardlab, "pipeline", kind.split(":", 1)[1], "--import-csv", path] + extra
     base = kind.split(":", 1)[1]
     return [shardlab, "pipeline", base, "--check", path] + extra
 
@@ -137,6 +149,8 @@ def classify(kind, expect, code, out, err, rss, size):
         and "\ufffd" not in lines[0]
     if schedule and code == 3:
         return ("checker-clean" if one and CHECKER.match(lines[0]) else "checker-vague"), text
+    if one and kind.startswith("csv:") and CSV_CLEAN.match(lines[0]):
+        return "clean", text
     if one and (CLEAN.match(lines[0]) or WHOLE_FILE.match(lines[0]) or FLAG.match(lines[0])):
         return "clean", text
     if one and kind.startswith("special") and SPECIAL.match(lines[0]):
