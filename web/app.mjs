@@ -28,9 +28,10 @@ import {LABS, readFragment, writeFragment} from './state.mjs';
 
 const app = document.getElementById('app');
 const sectionOf = (lab) => document.getElementById(`lab-${lab}`);
-const fragments = new Map();  // lab -> its last recorded URLSearchParams
-const mounted = new Map();    // lab -> the Promise of its mount
-const modules = new Map();    // lab -> its imported lab.mjs
+const fragments = new Map();     // lab -> its last recorded URLSearchParams
+const mounted = new Map();       // lab -> the Promise of its mount
+const modules = new Map();       // lab -> its imported lab.mjs
+const scrollChecks = new Map();  // lab -> schedules its focusableScrollers()
 let modulePromise = null;
 
 const shell = {
@@ -117,20 +118,33 @@ function watchStatus(lab, section) {
     if (status === said) return;
     said = status;
     live.textContent = `${TAB_NAMES[lab]} lab: ${status}`;
-    requestAnimationFrame(() => focusableScrollers(section));
   };
-  window.addEventListener('resize', () => focusableScrollers(section));
+  let checking = null;
+  const check = () => {
+    if (checking) return;
+    checking = requestAnimationFrame(() => {
+      checking = null;
+      if (!section.hidden) focusableScrollers(section);
+    });
+  };
+  new MutationObserver(check).observe(section, {childList: true, subtree: true});
+  scrollChecks.set(lab, check);
+  window.addEventListener('resize', check);
   new MutationObserver(say).observe(section, {attributes: true, attributeFilter: ['data-status']});
   say();
 }
 
-// A region that scrolls sideways (a wide table on a phone) must be reachable
+// A region that scrolls (a wide table on a phone, a long export) must be reachable
 // by keyboard: each one in the section that has nothing focusable inside
-// gets tabindex=0 (checked when the tab's status changes and on resize).
+// gets tabindex=0 (checked at most once a frame while the tab's content
+// changes, and on resize).
 function focusableScrollers(section) {
   for (const el of section.querySelectorAll('table, pre, div, section')) {
-    if (el.hasAttribute('tabindex') || el.scrollWidth <= el.clientWidth + 1) continue;
-    if (!/auto|scroll/.test(getComputedStyle(el).overflowX)) continue;
+    if (el.hasAttribute('tabindex')) continue;
+    const style = getComputedStyle(el);
+    const sideways = el.scrollWidth > el.clientWidth + 1 && /auto|scroll/.test(style.overflowX);
+    const down = el.scrollHeight > el.clientHeight + 1 && /auto|scroll/.test(style.overflowY);
+    if (!sideways && !down) continue;
     if (el.querySelector('a[href], button, input, select, textarea, [tabindex]')) continue;
     el.tabIndex = 0;
   }
@@ -159,6 +173,7 @@ function activate(lab, params = null) {
     tab.setAttribute('aria-selected', String(name === lab));
     tab.tabIndex = name === lab ? 0 : -1;
   }
+  if (scrollChecks.has(lab)) scrollChecks.get(lab)();
   if (params) fragments.set(lab, params);
   const state = fragments.get(lab);
   history.replaceState(
