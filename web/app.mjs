@@ -12,6 +12,8 @@
 //                                  shows it while the lab is active; returns the
 //                                  absolute permalink for it
 //   shell.active                   the lab whose tab is shown
+//   shell.linkProblems             what of the opening link could not be read
+//                                  (already shown at the top of its tab)
 //   shell.open(lab)                shows a lab's tab; resolves, once it is
 //                                  mounted, to {lab, module, section}
 // A lab module may also export openFile(file, kind): the page-wide drop
@@ -24,14 +26,16 @@
 // the test contract; #app[data-lab] names the active tab.
 import {dropHint, installDropZone} from './drop.mjs';
 import {introCard} from './intro.mjs';
-import {LABS, readFragment, writeFragment} from './state.mjs';
+import {showLinkProblems} from './link_notice.mjs';
+import {LABS, readLink, writeFragment} from './state.mjs';
 
 const app = document.getElementById('app');
 const sectionOf = (lab) => document.getElementById(`lab-${lab}`);
-const fragments = new Map();     // lab -> its last recorded URLSearchParams
-const mounted = new Map();       // lab -> the Promise of its mount
-const modules = new Map();       // lab -> its imported lab.mjs
-const scrollChecks = new Map();  // lab -> schedules its focusableScrollers()
+const fragments = new Map();        // lab -> its last recorded URLSearchParams
+const mounted = new Map();          // lab -> the Promise of its mount
+const pendingProblems = new Map();  // lab -> what of the opening link it could not apply
+const modules = new Map();          // lab -> its imported lab.mjs
+const scrollChecks = new Map();     // lab -> schedules its focusableScrollers()
 let modulePromise = null;
 
 const shell = {
@@ -61,12 +65,6 @@ const shell = {
 };
 globalThis.shardlabShell = shell;  // for debugging and tests
 
-function showShellError(message) {
-  const box = document.getElementById('shell-error');
-  box.textContent = message;
-  box.hidden = false;
-}
-
 // Inserts a lab's panel and stylesheet (labs other than sharding) and calls
 // its mount(). A lab that cannot load shows why in its own section.
 async function mountLab(lab, params) {
@@ -83,6 +81,7 @@ async function mountLab(lab, params) {
       document.head.append(style);
     }
     decorate(lab, section);
+    showLinkProblems(section, pendingProblems.get(lab));
     const module = await import(`./${lab}/lab.mjs`);
     modules.set(lab, module);
     await module.mount(section, shell, params);
@@ -202,13 +201,12 @@ function wireTabs() {
 async function boot() {
   wireTabs();
   installDropZone(shell);
-  let link = {lab: null, params: new URLSearchParams()};
-  try {
-    link = await readFragment(location.hash);
-  } catch (error) {
-    showShellError(`This link cannot be read: ${error.message}`);
-  }
-  await activate(link.lab || 'sharding', link.lab ? link.params : null);
+  // A link that cannot be read is named at the top of the tab it opens.
+  const link = await readLink(location.hash);
+  const lab = link.lab || 'sharding';
+  shell.linkProblems = link.problems;
+  pendingProblems.set(lab, link.problems);
+  await activate(lab, link.lab ? link.params : null);
 }
 
 boot();

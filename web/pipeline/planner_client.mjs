@@ -78,13 +78,14 @@ export class PlannerClient {
     if (this.running) throw new Error('the planner is already running');
     this.stopAsked = false;
     const sessions = this.sessions;
+    const startedAtMs = performance.timeOrigin + performance.now();  // the limit counts from here
     this.running = (async () => {
       await sessions.ready();
       const carried = this.best ? [this.best.text, ...offers] : offers;
       for (const schedule of carried) await sessions.call(OP.OFFER, {schedule});
       if (this.stopAsked) return {reason: 'stopped', elapsedS: 0};
       this.baseS = this.elapsedS;
-      const done = await sessions.call(OP.PLAN, {options, timeLimitS});
+      const done = await sessions.call(OP.PLAN, {options, timeLimitS, startedAtMs});
       this.elapsedS = this.baseS + done.elapsedS;
       return {reason: done.reason, elapsedS: this.elapsedS};
     })();
