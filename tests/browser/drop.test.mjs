@@ -66,14 +66,16 @@ test('each kind of file opens in its tab, from any tab', async () => {
   assert.equal(await activeLab(page), 'plan');
   await page.waitForFunction(
       () => /file: config\.json/.test(
-          document.querySelector('[data-testid=plan-model]').selectedOptions[0].textContent));
+          (document.querySelector('[data-testid=plan-model]').selectedOptions[0] ||
+           {}).textContent));
   await dropFile(page, 'block.json', example('plan/models/parallel_block.json'));
   assert.match(await dropMessage(page), /block\.json as a plan model in the Plan tab/);
   await dropFile(page, 'h100.json', example('plan/clusters/dgx-h100-80gb.json'));
   assert.match(await dropMessage(page), /h100\.json as a cluster file in the Plan tab/);
   await page.waitForFunction(
       () => /file: h100\.json/.test(
-          document.querySelector('[data-testid=plan-cluster]').selectedOptions[0].textContent));
+          (document.querySelector('[data-testid=plan-cluster]').selectedOptions[0] ||
+           {}).textContent));
 
   // A PyTorch schedule CSV goes to the pipeline tab's import.
   const csv = fs.readFileSync(path.join(SOURCE, 'tests/data/pytorch/dualpipev_4rank_10mb.csv'));
