@@ -14,9 +14,18 @@
 //   shell.active                   the lab whose tab is shown
 //   shell.linkProblems             what of the opening link could not be read
 //                                  (already shown at the top of its tab)
+//   shell.open(lab)                shows a lab's tab; resolves, once it is
+//                                  mounted, to {lab, module, section}
+// A lab module may also export openFile(file, kind): the page-wide drop
+// zone (drop.mjs) calls it for a tab that has no file input for that kind.
+// The shell adds to every tab the drop hint, a start-here card with its
+// glossary and hand-outs (intro.mjs), and one small live region that
+// announces the tab's data-status changes only (never its figures).
 // Labs query their own section and prefix their element ids with their name
 // (the sharding lab's ids predate the tabs). Each section's data-status is
 // the test contract; #app[data-lab] names the active tab.
+import {dropHint, installDropZone} from './drop.mjs';
+import {introCard} from './intro.mjs';
 import {showLinkProblems} from './link_notice.mjs';
 import {LABS, readLink, writeFragment} from './state.mjs';
 
@@ -25,6 +34,8 @@ const sectionOf = (lab) => document.getElementById(`lab-${lab}`);
 const fragments = new Map();        // lab -> its last recorded URLSearchParams
 const mounted = new Map();          // lab -> the Promise of its mount
 const pendingProblems = new Map();  // lab -> what of the opening link it could not apply
+const modules = new Map();          // lab -> its imported lab.mjs
+const scrollChecks = new Map();     // lab -> schedules its focusableScrollers()
 let modulePromise = null;
 
 const shell = {
@@ -46,6 +57,11 @@ const shell = {
     if (shell.active === lab) history.replaceState(null, '', fragment);
     return `${location.origin}${location.pathname}${fragment}`;
   },
+
+  async open(lab) {
+    await activate(lab);
+    return {lab, module: modules.get(lab) || {}, section: sectionOf(lab)};
+  },
 };
 globalThis.shardlabShell = shell;  // for debugging and tests
 
@@ -64,8 +80,10 @@ async function mountLab(lab, params) {
       style.href = `${lab}/style.css`;
       document.head.append(style);
     }
+    decorate(lab, section);
     showLinkProblems(section, pendingProblems.get(lab));
     const module = await import(`./${lab}/lab.mjs`);
+    modules.set(lab, module);
     await module.mount(section, shell, params);
   } catch (error) {
     section.dataset.status = 'error';
@@ -78,6 +96,72 @@ async function mountLab(lab, params) {
   }
 }
 
+const TAB_NAMES = {
+  sharding: 'Sharding',
+  pipeline: 'Pipeline',
+  teach: 'Teach',
+  plan: 'Plan'
+};
+
+// The live region of a lab's tab: says its data-status when it changes, and
+// nothing else, so a screen reader hears "solving", "done", not every figure.
+function watchStatus(lab, section) {
+  const live = document.createElement('p');
+  live.className = 'visually-hidden';
+  live.setAttribute('role', 'status');
+  live.dataset.testid = `live-${lab}`;
+  section.append(live);
+  let said = null;
+  const say = () => {
+    const status = section.dataset.status;
+    if (status === said) return;
+    said = status;
+    live.textContent = `${TAB_NAMES[lab]} lab: ${status}`;
+  };
+  let checking = null;
+  const check = () => {
+    if (checking) return;
+    checking = requestAnimationFrame(() => {
+      checking = null;
+      if (!section.hidden) focusableScrollers(section);
+    });
+  };
+  new MutationObserver(check).observe(section, {childList: true, subtree: true});
+  scrollChecks.set(lab, check);
+  window.addEventListener('resize', check);
+  new MutationObserver(say).observe(section, {attributes: true, attributeFilter: ['data-status']});
+  say();
+}
+
+// A region that scrolls (a wide table on a phone, a long export) must be reachable
+// by keyboard: each one in the section that has nothing focusable inside
+// gets tabindex=0 (checked at most once a frame while the tab's content
+// changes, and on resize).
+function focusableScrollers(section) {
+  for (const el of section.querySelectorAll('table, pre, div, section')) {
+    if (el.hasAttribute('tabindex')) continue;
+    const style = getComputedStyle(el);
+    const sideways = el.scrollWidth > el.clientWidth + 1 && /auto|scroll/.test(style.overflowX);
+    const down = el.scrollHeight > el.clientHeight + 1 && /auto|scroll/.test(style.overflowY);
+    if (!sideways && !down) continue;
+    if (el.querySelector('a[href], button, input, select, textarea, [tabindex]')) continue;
+    el.tabIndex = 0;
+  }
+}
+
+// What the shell adds to every tab: the drop hint and the start-here card
+// below the tab's heading, and its live region.
+function decorate(lab, section) {
+  const head = section.querySelector('.lab-head');
+  const extras = [dropHint(lab), introCard(lab)];
+  if (head) {
+    head.after(...extras);
+  } else {
+    section.prepend(...extras);
+  }
+  watchStatus(lab, section);
+}
+
 /** Shows a lab's tab; mounts it first when needed (params: its fragment keys). */
 function activate(lab, params = null) {
   shell.active = lab;
@@ -88,6 +172,7 @@ function activate(lab, params = null) {
     tab.setAttribute('aria-selected', String(name === lab));
     tab.tabIndex = name === lab ? 0 : -1;
   }
+  if (scrollChecks.has(lab)) scrollChecks.get(lab)();
   if (params) fragments.set(lab, params);
   const state = fragments.get(lab);
   history.replaceState(
@@ -115,6 +200,7 @@ function wireTabs() {
 
 async function boot() {
   wireTabs();
+  installDropZone(shell);
   // A link that cannot be read is named at the top of the tab it opens.
   const link = await readLink(location.hash);
   const lab = link.lab || 'sharding';

@@ -128,3 +128,30 @@ export function drawn(page, testid) {
     return ink > 500;
   });
 }
+
+/**
+ * Drops a file on the page as a user would (dragenter, dragover, drop on the
+ * body): `bytes` a Buffer or Uint8Array, `name` the file's name. Resolves once
+ * the events are dispatched.
+ */
+export function dropFile(page, name, bytes, {leave = false} = {}) {
+  const base64 = Buffer.from(bytes).toString('base64');
+  return page.evaluate(({name, base64, leave}) => {
+    const binary = atob(base64);
+    const data = new Uint8Array(binary.length);
+    for (let i = 0; i < binary.length; ++i) data[i] = binary.charCodeAt(i);
+    const transfer = new DataTransfer();
+    transfer.items.add(new File([data], name));
+    const fire = (type) => document.body.dispatchEvent(
+        new DragEvent(type, {bubbles: true, cancelable: true, dataTransfer: transfer}));
+    fire('dragenter');
+    fire('dragover');
+    globalThis.overlayShown = !document.getElementById('drop-overlay')?.hidden;
+    fire(leave ? 'dragleave' : 'drop');
+  }, {name, base64, leave});
+}
+
+/** The active tab's name (#app[data-lab]). */
+export function activeLab(page) {
+  return page.getAttribute('#app', 'data-lab');
+}

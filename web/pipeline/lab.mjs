@@ -364,7 +364,7 @@ async function openExample(value) {
   }
   const file = FILES.find(([name]) => name === value);
   if (!file) return null;
-  const response = await fetch(new URL(`../examples/pipeline/${file[0]}`, location.href));
+  const response = await fetch(new URL(`../examples/pipeline/${file[0]}`, import.meta.url));
   if (!response.ok)
     return showError(`examples/pipeline/${file[0]}: the server answered ${response.status}`);
   return useJson(await response.text(), file[0]);
@@ -438,13 +438,7 @@ function wire() {
     if (e.target.files.length) importFile(e.target.files[0]);
     e.target.value = '';
   });
-  // A file dropped anywhere while this tab is shown: a problem or a schedule.
-  document.addEventListener('dragover', (e) => e.preventDefault());
-  document.addEventListener('drop', (e) => {
-    if (app.shell.active !== 'pipeline' || !e.dataTransfer.files.length) return;
-    e.preventDefault();
-    openFile(e.dataTransfer.files[0]);
-  });
+  // Dropped files reach pl-problem-file or pl-import through the page's drop zone.
   exports.wireDownloads(app.section, {
     entry: () => entryOf(app.shown),
     stem,

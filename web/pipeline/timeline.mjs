@@ -6,6 +6,7 @@
 // draws its dependency arrows (communication delays solid, waiting dotted)
 // and a tooltip; zoom and pan come from timeline_input.mjs. One canvas, redrawn at most once per
 // frame (Plot), drawing only the cells in view: DualPipe-sized schedules stay fluid.
+import {DataTable} from '../data_table.mjs';
 import {COLORS, FONT, Plot} from '../plots/canvas.mjs';
 import {linearScale} from '../plots/scales.mjs';
 
@@ -58,7 +59,29 @@ export class Timeline {
     this.showMemory = true;
     this.comm = 0;
     this.plot = new Plot(canvas, (ctx, w, h) => this.draw(ctx, w, h));
+    this.table = new DataTable(canvas, 'each device\'s busy and idle time', () => this.summary());
     attachInput(this);
+  }
+
+  // The timeline summed up per schedule and device, for the data table.
+  summary() {
+    if (!this.hasData) return null;
+    const rows = [];
+    for (const {title, layout, schedule} of this.blocks) {
+      const act = schedule.peak_activation || [];
+      for (let d = 0; d < layout.devices; ++d) {
+        const busy = (layout.rows[d] || []).reduce((sum, s) => sum + (s.end - s.start), 0);
+        const idle = (layout.gaps[d] || []).reduce((sum, [t0, t1]) => sum + (t1 - t0), 0);
+        rows.push([
+          title, d, this.formatTime(layout.makespan), this.formatTime(busy), this.formatTime(idle),
+          act[d] === undefined ? '–' : (this.formatMemory || fmt)(act[d])
+        ]);
+      }
+    }
+    return {
+      columns: ['schedule', 'device', 'makespan', 'busy', 'idle (bubble)', 'peak activation'],
+      rows
+    };
   }
 
   /** Shows schedules (1 or 2) on one time axis; keeps the zoom when asked. */
@@ -78,6 +101,7 @@ export class Timeline {
     this.tooltip.hidden = true;
     this.resize();
     this.plot.request();
+    this.table.refresh();
   }
 
   setMemory(show) {

@@ -6,6 +6,7 @@
 // tensor-parallel communication, data-parallel communication, the pipeline
 // bubble and stage-to-stage transfers. memoryRows() and timeSegments() read
 // the core's plan JSON: pure.
+import {DataTable} from '../data_table.mjs';
 import * as f from '../format.mjs';
 
 export const MEMORY_PARTS = Object.freeze([
@@ -135,6 +136,24 @@ export function renderMemory(root, result) {
     return line;
   });
   root.replaceChildren(...lines, legend(MEMORY_PARTS, keys));
+  memoryTable(root, rows, limit);
+}
+
+// The memory bars' numbers as a table after them (data_table.mjs).
+const tables = new WeakMap();
+function memoryTable(root, rows, limit) {
+  let table = tables.get(root);
+  if (!table) {
+    table = new DataTable(root, 'memory per device by part', () => table.data);
+    tables.set(root, table);
+  }
+  table.data = {
+    columns: ['device', 'part', 'bytes', 'device total', 'limit'],
+    rows: rows.flatMap(
+        (r) => r.segments.map(
+            (s) => [r.device, s.label, f.bytes(s.bytes), f.bytes(r.total), f.bytes(limit)])),
+  };
+  table.refresh();
 }
 
 /** Draws the step time's split into root: one bar and its parts with values. */

@@ -366,14 +366,8 @@ function wire() {
       if (e.target.files[0]) readFile(e.target.files[0], kind);
     });
   }
-  // A file dropped anywhere on the tab is a model (a cluster file goes
-  // through its own picker).
-  app.root.addEventListener('dragover', (e) => e.preventDefault());
-  app.root.addEventListener('drop', (e) => {
-    e.preventDefault();
-    const file = e.dataTransfer && e.dataTransfer.files[0];
-    if (file) readFile(file, 'model');
-  });
+  // Dropped models and cluster files reach the two file inputs through the
+  // page's drop zone (../drop.mjs), which tells them apart by content.
   $('plan-layout-part').addEventListener('change', () => {
     app.state.part = $('plan-layout-part').value;
     showLayout();

@@ -2,6 +2,7 @@
 // overall, with the contest's reference costs as lines (best known, winner,
 // XLA) when the instance is a known one; below it, the relative gap on a log
 // axis. Columnar Float64Array series; redrawn at most once per frame.
+import {DataTable, thinIndices} from '../data_table.mjs';
 import {grouped} from '../format.mjs';
 
 import {COLORS, drawAxes, drawEmpty, drawLegend, Plot} from './canvas.mjs';
@@ -60,7 +61,21 @@ function stepPath(ctx, series, x, y, endT) {
 export class CostChart {
   constructor(canvas) {
     this.plot = new Plot(canvas, (ctx, w, h) => this.draw(ctx, w, h));
+    this.table =
+        new DataTable(canvas, 'best cost, lower bound and gap over time', () => this.rows());
     this.reset(null);
+  }
+
+  // The overall curve as rows for the data table (improvements only).
+  rows() {
+    const points = this.points;
+    if (!points.length) return null;
+    const rows = thinIndices(points.length).map((i) => {
+      const [t, cost, bound] = points[i];
+      const gap = cost === null ? '–' : `${(100 * relativeGap(cost, bound)).toPrecision(3)}%`;
+      return [formatSeconds(t), cost === null ? '–' : grouped(cost), grouped(bound), gap];
+    });
+    return {columns: ['time', 'best cost', 'lower bound', 'gap'], rows};
   }
 
   reset(reference) {
@@ -69,6 +84,7 @@ export class CostChart {
     this.bound = new Series();
     this.gap = new Series();
     this.engines = [];
+    this.points = [];  // [t, cost|null, bound] of every overall update, for the table
     this.endT = 0;
     this.plot.request();
   }
@@ -82,6 +98,7 @@ export class CostChart {
   addOverall(t, cost, bound) {
     if (cost !== null) this.cost.push(t, Number(cost));
     this.bound.push(t, Number(bound));
+    this.points.push([t, cost === null ? null : Number(cost), Number(bound)]);
     if (cost !== null) this.gap.push(t, Math.max(relativeGap(Number(cost), Number(bound)), 1e-7));
     this.setTime(t);
   }
@@ -89,6 +106,7 @@ export class CostChart {
   setTime(t) {
     this.endT = Math.max(this.endT, t);
     this.plot.request();
+    this.table.refresh();
   }
 
   references() {

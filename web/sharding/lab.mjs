@@ -229,6 +229,7 @@ async function openNow(source, {autostart = true, link = null} = {}) {
   app.view = new ModelView(app.M, result.model);
   app.load = result;
   app.source = source;
+  $('examples').value = source.kind === 'example' ? source.name : '';  // the menu names it
   views.reset(result);
   app.reference = await instanceReference(
       {source, name: result.name, sha256: result.sha256, storedBytes: result.storedBytes});
@@ -395,14 +396,7 @@ function wire() {
     if (e.target.files.length) openFile(e.target.files[0]);
     e.target.value = '';
   });
-  // A file dropped anywhere on the page opens here while this tab is shown.
-  document.addEventListener('dragover', (e) => e.preventDefault());
-  document.addEventListener('drop', (e) => {
-    e.preventDefault();
-    if (shell.active === 'sharding' && e.dataTransfer.files.length) {
-      openFile(e.dataTransfer.files[0]);
-    }
-  });
+  // A dropped file reaches file-input through the page's drop zone (../drop.mjs).
   $('start').addEventListener('click', () => start());
   $('stop').addEventListener('click', () => stopSolving());
   $('new-seed').addEventListener('click', () => newSeed());

@@ -471,6 +471,16 @@ function wire() {
   wireExports();
 }
 
+/** A model file dropped on the page (../drop.mjs): it replaces the editor's text and is solved. */
+export async function openFile(file) {
+  const text = await file.text();
+  app.force = {};
+  app.example = null;
+  app.name = file.name;
+  $('teach-text').value = text;
+  return solve();
+}
+
 // What of a link this lab cannot apply: keys it does not have, an example
 // that is not bundled (ex= fetches only EXAMPLES), a time that is not one.
 function linkProblems(params) {

@@ -3,6 +3,7 @@
 // peak marked. Hovering lists the live nodes at t, largest first; clicking
 // selects them (arrow keys and Enter do the same). Profiles are columnar typed arrays, drawn per
 // pixel column (min/max buckets) so 60k time points cost O(width).
+import {DataTable, thinIndices} from '../../data_table.mjs';
 import {bytes, grouped} from '../../format.mjs';
 import {COLORS, drawAxes, drawEmpty, drawLegend, Plot} from '../../plots/canvas.mjs';
 import {bucketMinMax, compactNumber, linearScale} from '../../plots/scales.mjs';
@@ -23,6 +24,16 @@ export class MemoryChart {
     this.plot = new Plot(canvas, (ctx, w, h) => this.draw(ctx, w, h));
     this.data = null;
     this.hoverT = null;
+    this.table = new DataTable(canvas, 'live memory of the best plan over time', () => {
+      if (!this.data) return null;
+      const {profile, limit} = this.data;
+      const rows = thinIndices(profile.times.length)
+                       .map(
+                           (i) =>
+                               [profile.times[i], grouped(profile.usage[i]),
+                                limit === null ? 'none' : grouped(limit)]);
+      return {columns: ['time', 'live memory', 'limit'], rows};
+    });
     canvas.addEventListener('mousemove', (e) => this.hover(e));
     canvas.addEventListener('mouseleave', () => this.hideTooltip());
     canvas.addEventListener('click', (e) => this.select(e));
@@ -34,12 +45,14 @@ export class MemoryChart {
   setData(data) {
     this.data = data;
     this.plot.request();
+    this.table.refresh();
   }
 
   clear() {
     this.data = null;
     this.hideTooltip();
     this.plot.request();
+    this.table.refresh();
   }
 
   scales(width, height) {
