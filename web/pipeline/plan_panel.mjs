@@ -140,9 +140,8 @@ export class PlanPanel {
   references() {
     const generated = this.host.bestGenerated();
     const refs = [];
-    if (generated)
-      refs.push(
-          [`best generated (${generated.schedule.name})`, generated.schedule.makespan, '#a16207']);
+    const summary = generated && (generated.summary || generated.schedule);
+    if (summary) refs.push([`best generated (${summary.name})`, summary.makespan, '#a16207']);
     if (this.engine === 'mip' && this.planner.best)
       refs.push(['branch and bound', this.planner.best.makespan, '#0f766e']);
     return refs;
@@ -151,7 +150,7 @@ export class PlanPanel {
   // ---- the branch and bound ----
 
   plannerIncumbent(best) {
-    this.host.onSchedule('planned', {text: best.text, schedule: best.schedule});
+    this.host.onSchedule('planned', best.entry);
     if (this.running === 'planner')
       this.chart.addOverall(best.seconds, best.makespan, best.bound ?? 0);
     this.showNumbers();
@@ -239,8 +238,8 @@ export class PlanPanel {
         const done = await this.planner.plan(this.runOptions, timeS, offers);
         status = done.reason === 'stopped' ? 'stopped' : 'done';
         const best = this.planner.best;
-        const where = best && best.schedule.problem ?
-            ` on the ${best.schedule.problem.placement} placement` :
+        const where = best && best.summary.problem ?
+            ` on the ${best.summary.problem.placement} placement` :
             '';
         this.$('pl-plan-note').textContent = this.planner.proven ?
             `Proven optimal${where} in ${formatSeconds(done.elapsedS)}.` :
@@ -286,8 +285,9 @@ export class PlanPanel {
     } else if (this.mipBest && Number.isFinite(done.dual)) {
       this.mipBest.bound = done.dual;
     }
-    const warm = done.start ? ` Warm start: ${done.start.given} columns from ${
-                                  incumbent ? incumbent.schedule.name : 'none'}` +
+    const warm = done.start ?
+        ` Warm start: ${done.start.given} columns from ${
+            incumbent ? (incumbent.summary || incumbent.schedule).name : 'none'}` +
             (done.start.missing ? ` (${done.start.missing} names not in the LP).` : '.') :
                                   '';
     this.$('pl-plan-note').textContent =
