@@ -1,8 +1,9 @@
 // Painting the timeline's cells fast: rectangles are batched into one path
 // per colour (one fill call each instead of one per cell), runs of cells
 // narrower than a pixel merge, and labels are measured and drawn where they
-// fit (in the plot's font, else a condensed 9 px one, so a two-digit
-// micro-batch fits a one-unit cell of DualPipe's example). A zoomed-out
+// fit: in the plot's font, else a bold 9 px one, else that one condensed
+// (fillText's maxWidth) down to MIN_CONDENSED of its width, so a two-digit
+// micro-batch fits a one-unit cell of DualPipe's example. A zoomed-out
 // schedule with ten thousand ops thus costs a few fills. Colours: F blue,
 // B orange, W green; chunk 1 darker; the reverse direction (DualPipe's and
 // Chimera's second pipeline) keeps its kind's colour under a dark diagonal
@@ -18,6 +19,8 @@ const PAIR_BORDER = '#0f172a';
 /** The reverse direction's hatch: dark stripes over the kind's colour. */
 export const REVERSE_HATCH = 'rgba(15, 23, 42, 0.45)';
 const LABEL_FONTS = ['11px system-ui, sans-serif', '600 9px system-ui, sans-serif'];
+const MIN_CONDENSED = 0.6;  // narrower than this, digits are no longer legible
+const MIN_ROOM_PX = 5;      // a cell narrower than this carries no label
 
 export function colorOf(op, kind = op.kind) {
   const list = PALETTE[{FB: 'F', BW: 'B'}[kind] || kind] || ['#9ca3af'];
@@ -109,10 +112,10 @@ export class CellBatch {
   }
 
   /**
-   * Paints the batch. Labels: a cell wide enough for a digit (5 px, the
-   * condensed font's) counts as a cell that should carry one; each gets the
-   * first font its text fits in. `this.cells` and `this.labelled` then say
-   * how many there were and how many got their label.
+   * Paints the batch. Labels: a cell at least MIN_ROOM_PX wide counts as a
+   * cell that should carry one; each gets the first font its text fits in,
+   * or the last one condensed. `this.cells` and `this.labelled` then say how
+   * many there were and how many got their label.
    */
   flush(ctx) {
     for (const [color, entry] of this.fills) {
@@ -138,19 +141,27 @@ export class CellBatch {
       }
       return w;
     };
+    const last = LABEL_FONTS.length - 1;
     const byFont = LABEL_FONTS.map(() => []);
     for (const label of this.labels) {
-      const room = label[5] - label[4] - 2;
-      if (room < 5) continue;
+      const room = label[5] - label[4] - 1;
+      if (room < MIN_ROOM_PX) continue;
       ++this.cells;
       const f = LABEL_FONTS.findIndex((_, i) => widthOf(i, label[0]) <= room);
-      if (f >= 0) byFont[f].push(label);
+      if (f >= 0) {
+        byFont[f].push([...label.slice(0, 4), undefined]);
+      } else if (widthOf(last, label[0]) * MIN_CONDENSED <= room) {
+        byFont[last].push([...label.slice(0, 4), room]);
+      }
     }
     byFont.forEach((list, f) => {
       ctx.font = LABEL_FONTS[f];
-      for (const [text, x, y, color] of list) {
+      for (const [text, x, y, color, maxWidth] of list) {
         ctx.fillStyle = color;
-        ctx.fillText(text, x, y);
+        if (maxWidth === undefined)
+          ctx.fillText(text, x, y);
+        else
+          ctx.fillText(text, x, y, maxWidth);
       }
       this.labelled += list.length;
     });

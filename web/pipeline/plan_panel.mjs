@@ -7,6 +7,7 @@
 // (onSchedule), which shows it, links it and keeps it in IndexedDB.
 import {applySchema, readOption, rowOf} from '../options_form.mjs';
 import {formatSeconds} from '../plots/scales.mjs';
+import {stopSignal, untilStopped} from '../worker_client.mjs';
 
 import {AnytimeChart} from './anytime_chart.mjs';
 import {MipClient} from './mip_client.mjs';
@@ -223,6 +224,7 @@ export class PlanPanel {
   async execute(problem) {
     const {timeS} = this.settings();
     this.running = this.engine;
+    this.stopMip = stopSignal();  // a stop before HiGHS runs (LP and start still being made)
     this.runOptions = this.options();
     this.referenced = null;
     this.setButtons();
@@ -263,14 +265,20 @@ export class PlanPanel {
   async runMip(problem, timeS) {
     const sessions = this.host.sessions;
     const options = this.runOptions;
-    const lp = await sessions.emitLp(options);
+    // A stop while the session writes the LP or the start (long on large
+    // problems) ends the run at once; HiGHS never starts.
+    const stopped = {};
+    const unlessStopped = (call) => untilStopped(call, this.stopMip, () => stopped, 0);
+    const lp = await unlessStopped(sessions.emitLp(options));
+    if (lp === stopped) return 'stopped';
     const incumbent = this.planner.best || this.host.bestGenerated();
     let start = null;
     try {
-      start = incumbent ? await sessions.mipStart(options, incumbent.text) : null;
+      start = incumbent ? await unlessStopped(sessions.mipStart(options, incumbent.text)) : null;
     } catch (error) {
       this.$('pl-plan-note').textContent = `No warm start (${error.message}).`;
     }
+    if (start === stopped) return 'stopped';
     this.mipBest = null;
     const done = await this.mip.solve(lp, start, timeS);
     if (done.columns && Object.keys(done.columns).length && done.status !== 'stopped') {
@@ -298,7 +306,10 @@ export class PlanPanel {
   /** Stops the run and resolves once it has ended (its last schedule taken). */
   async stop() {
     if (this.running === 'planner') await this.planner.stop();
-    if (this.running === 'mip') this.mip.stop();
+    if (this.running === 'mip') {
+      this.stopMip.fire();
+      this.mip.stop();
+    }
     if (this.run) await this.run;
   }
 }
