@@ -163,8 +163,7 @@ async function simulateAll(generation) {
   app.viewKey = null;
   const update = () => {
     renderLists();
-    if (first.some((n) => !app.schedules.has(n))) return;
-    choose();
+    if (first.some((n) => !app.schedules.has(n)) || !choose(true)) return;
     if (`${app.shown}|${app.stacked}` !== app.viewKey) renderView();
   };
   update();
@@ -180,13 +179,20 @@ async function simulateAll(generation) {
 
 // The schedules shown: a wanted one when it exists, else the current, else
 // the first generated one that is valid (a schedule above the cap is not
-// what a problem file should open on), else the first that applies.
-function choose() {
+// what a problem file should open on), else the first that applies. While
+// schedules are still being simulated (`partial`), nothing is chosen until
+// that first valid one is known: false then, true once chosen.
+function choose(partial = false) {
   const exists = (name) => Boolean(entryOf(name));
   const valid = (name) => exists(name) && summaryOf(entryOf(name)).valid !== false;
+  const pending = (info) => info.applicable && !app.schedules.has(info.name);
   const names = app.list.map((i) => i.name);
-  const shown =
-      [app.wanted.shown, app.shown].find(exists) || names.find(valid) || names.find(exists) || null;
+  let shown = [app.wanted.shown, app.shown].find(exists);
+  if (!shown) {
+    const first = app.list.find((i) => pending(i) || valid(i.name));
+    if (partial && first && pending(first)) return false;
+    shown = (first && first.name) || names.find(exists) || null;
+  }
   let stacked = app.wanted.stacked !== null && app.wanted.stacked !== undefined ?
       app.wanted.stacked :
       app.stacked;
@@ -195,6 +201,7 @@ function choose() {
   app.stacked = stacked;
   if (exists(app.wanted.shown)) app.wanted.shown = null;
   if (app.wanted.stacked === null || exists(app.wanted.stacked)) app.wanted.stacked = null;
+  return true;
 }
 
 async function restoreStored(key) {
