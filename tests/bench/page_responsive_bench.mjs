@@ -25,7 +25,13 @@ const {values: args} = parseArgs({
 });
 const ONLY = new Set(args.only.split(','));
 const ENDED = ['stopped', 'done', 'error'];
+// Rows are printed as they are measured too (a loaded machine may take long).
 const rows = [];
+const stops = [];
+const push = (list, row) => {
+  list.push(row);
+  console.log(`# ${row.join(' | ')}`);
+};
 
 function table(title, header, list) {
   console.log(`\n${title}`);
@@ -108,10 +114,10 @@ async function pipeline(browser, url) {
   await waitStatus(page, ['ready', 'error'], 1800000, 'pipeline');
   const openS = ((Date.now() - t0) / 1000).toFixed(1);
   const [over, longest, all] = await longTasks(page);
-  rows.push([`pipeline p ${p} m ${m}: open and simulate (${openS} s)`, over, longest, all]);
+  push(rows, [`pipeline p ${p} m ${m}: open and simulate (${openS} s)`, over, longest, all]);
   const before = await now(page);
   const moved = await hover(page);
-  rows.push([
+  push(rows, [
     `pipeline: 30 mouse moves (median ${moved.median} ms, max ${moved.max} ms)`,
     ...(await longTasks(page, before))
   ]);
@@ -120,8 +126,8 @@ async function pipeline(browser, url) {
   await waitStatus(page, 'planning', 60000, 'pipeline');
   await sleep(3000);
   const stop = await stopLatency(page, 'pipeline', 'pl-stop');
-  stops.push([`pipeline planner, p ${p} m ${m}, 3 s in`, stop.ms, stop.status]);
-  rows.push([`pipeline: planner 3 s and its stop`, ...(await longTasks(page, planned))]);
+  push(stops, [`pipeline planner, p ${p} m ${m}, 3 s in`, stop.ms, stop.status]);
+  push(rows, [`pipeline: planner 3 s and its stop`, ...(await longTasks(page, planned))]);
   await page.context().close();
 }
 
@@ -135,26 +141,26 @@ async function pipelineSmall(browser, url, engine) {
     await waitStatus(page, engine === 'mip' ? 'solving' : 'planning', 60000, 'pipeline');
     await sleep(delayMs);
     const stop = await stopLatency(page, 'pipeline', 'pl-stop');
-    stops.push([`pipeline ${engine}, DualPipe's example, ${delayMs} ms in`, stop.ms, stop.status]);
+    push(stops, [`pipeline ${engine}, DualPipe's example, ${delayMs} ms in`, stop.ms, stop.status]);
   }
   await page.context().close();
 }
 
 async function sharding(browser, url) {
   const file = path.join(SHARED, 'benchmarks/asplos-2025-iopddl-M.json.gz');
-  if (!fs.existsSync(file)) return stops.push(['sharding (M absent)', '', '']);
+  if (!fs.existsSync(file)) return push(stops, ['sharding (M absent)', '', '']);
   const page = await openPage(browser, `${url}?time=600&workers=1#v=2&ex=example.json`);
   await waitStatus(page, ENDED);
   await page.setInputFiles('[data-testid=file-input]', file);
   await waitStatus(page, 'solving', 120000);
   await sleep(100);
   let stop = await stopLatency(page, 'sharding', 'stop');
-  stops.push(['sharding M, 100 ms after solving shows', stop.ms, stop.status]);
+  push(stops, ['sharding M, 100 ms after solving shows', stop.ms, stop.status]);
   await page.click('[data-testid=start]');
   await waitStatus(page, 'solving', 60000);
   await sleep(3000);
   stop = await stopLatency(page, 'sharding', 'stop');
-  stops.push(['sharding M, resumed, 3 s in', stop.ms, stop.status]);
+  push(stops, ['sharding M, resumed, 3 s in', stop.ms, stop.status]);
   await page.context().close();
 }
 
@@ -163,24 +169,23 @@ async function teach(browser, url) {
   await waitStatus(page, 'solving', 120000, 'teach');
   await sleep(100);
   let stop = await stopLatency(page, 'teach', 'teach-stop');
-  stops.push(['teach transformer, 100 ms after solving shows', stop.ms, stop.status]);
+  push(stops, ['teach transformer, 100 ms after solving shows', stop.ms, stop.status]);
   await page.click('[data-testid=teach-solve]');
   await waitStatus(page, 'solving', 60000, 'teach');
   await sleep(3000);
   stop = await stopLatency(page, 'teach', 'teach-stop');
-  stops.push(['teach transformer, 3 s in', stop.ms, stop.status]);
+  push(stops, ['teach transformer, 3 s in', stop.ms, stop.status]);
   await page.context().close();
 }
 
-const stops = [];
 const server = await serveSite();
 const browser = await launch();
 try {
-  if (ONLY.has('pipeline')) await pipeline(browser, server.url);
   if (ONLY.has('pipeline')) await pipelineSmall(browser, server.url, 'planner');
   if (ONLY.has('mip')) await pipelineSmall(browser, server.url, 'mip');
   if (ONLY.has('sharding')) await sharding(browser, server.url);
   if (ONLY.has('teach')) await teach(browser, server.url);
+  if (ONLY.has('pipeline')) await pipeline(browser, server.url);
 } finally {
   await browser.close();
   server.close();
