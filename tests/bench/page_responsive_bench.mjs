@@ -72,6 +72,9 @@ function stopLatency(page, lab, testid) {
   return page.evaluate(
       ({lab, testid, ended}) => new Promise((resolve) => {
         const section = document.getElementById(`lab-${lab}`);
+        if (ended.includes(section.dataset.status)) {
+          return resolve({ms: '-', status: `${section.dataset.status} before the click`});
+        }
         const t0 = performance.now();
         const observer = new MutationObserver(() => {
           if (!ended.includes(section.dataset.status)) return;
