@@ -227,6 +227,8 @@ class EngineBox {
   }
 
   bool step(double work) { return engine_->step(static_cast<int64_t>(work)); }
+  // The worker's wall-clock limit (Engine::set_time_left): seconds from now.
+  void set_time_left(double seconds) { engine_->set_time_left(seconds); }
   bool finished() const { return engine_->finished(); }
   // The progress record (core/progress.h) at elapsedS.
   val progress(double elapsed_s) const { return progress_val(progress_of(*engine_, elapsed_s)); }
@@ -412,6 +414,7 @@ EMSCRIPTEN_BINDINGS(shardlab) {
   class_<EngineBox>("Engine")
       .class_function("create", &EngineBox::create)
       .function("step", &EngineBox::step)
+      .function("setTimeLeft", &EngineBox::set_time_left)
       .function("finished", &EngineBox::finished)
       .function("progress", &EngineBox::progress)
       .function("exact", &EngineBox::exact)

@@ -11,7 +11,7 @@
 //     worker.js: new PlanSession(); setModelPreset(name) | setModelText(text, source),
 //                setClusterPreset(name) | setClusterText(text, source), setTraining(json)
 //                when an input changes; run(optionsJson) -> PlanRun .step(work) / .finished() /
-//                .stopSearch() / .progress(s) / .finish(); layout(part, configJson)
+//                .stopSearch() / .progress(s) / .snapshot() / .finish(); layout(part, configJson)
 //       ─> core/plan/inputs.h, model_costs.h, plan.h, exports.h; core/pipeline/pipeline.h
 //   tests/wasm/plan.test.mjs compares finish()'s JSON with `parity_native cli plan ... --json`.
 #include <emscripten/bind.h>
@@ -142,8 +142,18 @@ class SteppedRun {
   // the run finished), with what the page shows beside it: {json, megatron,
   // megatronNotes, torchtitan, timeline (schedule JSON, or null),
   // timelineError}. The exports are null for an einsum model.
-  val finish() {
-    PlanResult result = run_->finish();
+  val finish() { return answer(run_->finish(), true); }
+
+  // Once the plan is evaluated (before the why-not rows and sizing end):
+  // the answer so far in finish()'s shape, without the timeline (its
+  // simulation waits for finish()); null before.
+  val snapshot() const {
+    if (!run_->evaluated()) return ok(val::null());
+    return answer(run_->snapshot(), false);
+  }
+
+ private:
+  val answer(const PlanResult& result, bool with_timeline) const {
     if (!result.status.is_ok()) return failure(result.status);
     val out = val::object();
     out.set("json", plan_json(result));
@@ -159,6 +169,7 @@ class SteppedRun {
       out.set("megatronNotes", strings(megatron_notes(plan, training_, model_.transformer)));
       out.set("torchtitan", torchtitan_toml(plan, training_));
     }
+    if (!with_timeline) return ok(out);
     // The pipeline lab's own view of the winning plan: its schedule run on
     // the stages' times (microseconds) and memory (bytes).
     Result<pipeline::ScheduleResult> timeline =
@@ -171,7 +182,6 @@ class SteppedRun {
     return ok(out);
   }
 
- private:
   std::shared_ptr<ModelCosts> costs_;  // outlives run_ (declared first)
   ModelInput model_;
   Training training_;
@@ -366,5 +376,6 @@ EMSCRIPTEN_BINDINGS(plan) {
       .function("finished", &SteppedRun::finished)
       .function("stopSearch", &SteppedRun::stop_search)
       .function("progress", &SteppedRun::progress)
+      .function("snapshot", &SteppedRun::snapshot)
       .function("finish", &SteppedRun::finish);
 }

@@ -12,15 +12,19 @@
 //                                  shows it while the lab is active; returns the
 //                                  absolute permalink for it
 //   shell.active                   the lab whose tab is shown
+//   shell.linkProblems             what of the opening link could not be read
+//                                  (already shown at the top of its tab)
 // Labs query their own section and prefix their element ids with their name
 // (the sharding lab's ids predate the tabs). Each section's data-status is
 // the test contract; #app[data-lab] names the active tab.
-import {LABS, readFragment, writeFragment} from './state.mjs';
+import {showLinkProblems} from './link_notice.mjs';
+import {LABS, readLink, writeFragment} from './state.mjs';
 
 const app = document.getElementById('app');
 const sectionOf = (lab) => document.getElementById(`lab-${lab}`);
-const fragments = new Map();  // lab -> its last recorded URLSearchParams
-const mounted = new Map();    // lab -> the Promise of its mount
+const fragments = new Map();        // lab -> its last recorded URLSearchParams
+const mounted = new Map();          // lab -> the Promise of its mount
+const pendingProblems = new Map();  // lab -> what of the opening link it could not apply
 let modulePromise = null;
 
 const shell = {
@@ -45,12 +49,6 @@ const shell = {
 };
 globalThis.shardlabShell = shell;  // for debugging and tests
 
-function showShellError(message) {
-  const box = document.getElementById('shell-error');
-  box.textContent = message;
-  box.hidden = false;
-}
-
 // Inserts a lab's panel and stylesheet (labs other than sharding) and calls
 // its mount(). A lab that cannot load shows why in its own section.
 async function mountLab(lab, params) {
@@ -66,6 +64,7 @@ async function mountLab(lab, params) {
       style.href = `${lab}/style.css`;
       document.head.append(style);
     }
+    showLinkProblems(section, pendingProblems.get(lab));
     const module = await import(`./${lab}/lab.mjs`);
     await module.mount(section, shell, params);
   } catch (error) {
@@ -116,13 +115,12 @@ function wireTabs() {
 
 async function boot() {
   wireTabs();
-  let link = {lab: null, params: new URLSearchParams()};
-  try {
-    link = await readFragment(location.hash);
-  } catch (error) {
-    showShellError(`This link cannot be read: ${error.message}`);
-  }
-  await activate(link.lab || 'sharding', link.lab ? link.params : null);
+  // A link that cannot be read is named at the top of the tab it opens.
+  const link = await readLink(location.hash);
+  const lab = link.lab || 'sharding';
+  shell.linkProblems = link.problems;
+  pendingProblems.set(lab, link.problems);
+  await activate(lab, link.lab ? link.params : null);
 }
 
 boot();

@@ -76,3 +76,72 @@ export function difference(value) {
   const sign = v > 0 ? '+' : v < 0 ? '\u2212' : '\u00b1';
   return `${sign}${(100 * Math.abs(v)).toFixed(1)}%`;
 }
+
+/**
+ * An exact integer given as a decimal string (costs pass 2^53): "88657005779" -> "88,657,005,779".
+ */
+export function groupedExact(text) {
+  const s = String(text).trim();
+  if (!/^-?\d+$/.test(s)) return s;
+  const sign = s.startsWith('-') ? '\u2212' : '';
+  return sign + s.replace(/^-/, '').replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+}
+
+/**
+ * A relative gap (a fraction) as a percentage with two significant digits:
+ * 0 -> "0%", 0.004619 -> "0.46%", 1e-6 -> "0.0001%", and anything below
+ * 1e-6 (a solver's tolerance, not a gap) -> "< 0.0001%".
+ */
+export function gapPercent(value) {
+  const v = Number(value);
+  if (!Number.isFinite(v)) return '\u2013';
+  if (v <= 0) return '0%';
+  if (v < 1e-6) return '< 0.0001%';
+  const p = 100 * v;
+  if (p >= 10) return `${p.toFixed(1)}%`;
+  const decimals = Math.min(4, Math.max(0, 1 - Math.floor(Math.log10(p))));
+  return `${p.toFixed(decimals)}%`;
+}
+
+/** The number of decimals a value needs, up to `most` (1.25 -> 2, 3 -> 0, 0.1 + 0.2 -> 1). */
+export function decimalsOf(value, most = 6) {
+  const v = Math.abs(Number(value));
+  if (!Number.isFinite(v)) return 0;
+  for (let d = 0; d < most; ++d) {
+    const scaled = v * 10 ** d;
+    if (Math.abs(scaled - Math.round(scaled)) <= 1e-9 * Math.max(1, scaled)) return d;
+  }
+  return most;
+}
+
+/**
+ * A lower bound on an objective that only takes values on a grid of
+ * `decimals` decimals (integer costs: 0; a makespan of durations with one
+ * decimal: 1), rounded up onto that grid: a MIP's 12.999999 on an integer
+ * objective is the bound 13. A solver's float noise below the grid (up to
+ * 1e-6 of a grid step) is not rounded up: 13.0000001 stays 13. Returns a number.
+ */
+export function boundOnGrid(value, decimals = 0) {
+  const v = Number(value);
+  if (!Number.isFinite(v)) return v;
+  const scale = 10 ** decimals;
+  const scaled = v * scale;
+  const near = Math.round(scaled);
+  const steps =
+      Math.abs(scaled - near) <= 1e-6 * Math.max(1, Math.abs(near)) ? near : Math.ceil(scaled);
+  return steps / scale;
+}
+
+/** A value on a grid of `decimals` decimals, grouped: (1234.5, 1) -> "1,234.5". */
+export function fixed(value, decimals = 0) {
+  const v = Number(value);
+  if (!Number.isFinite(v)) return '\u2013';
+  return new Intl.NumberFormat('en-US', {minimumFractionDigits: 0, maximumFractionDigits: decimals})
+      .format(v);
+}
+
+/** Elapsed against a limit, as the page shows a running solve: (7.23, 10) -> "7.2 / 10 s". */
+export function elapsedOfLimit(elapsedS, limitS) {
+  const e = Math.max(0, Number(elapsedS) || 0);
+  return `${e.toFixed(1)} / ${fixed(limitS, 1)} s`;
+}

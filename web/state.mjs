@@ -4,9 +4,12 @@
 // packing helpers (base64url, varints, deflate) serve them all. The sharding
 // lab's keys are read and written here too (decodeFragment/encodeFragment):
 // the instance reference (bundled example, inline gzip bytes, local file name
-// + SHA-256, or a URL), the solver settings, the seed and the plan. Pure
-// module: app.mjs and the labs use it; tests/web/state.test.mjs checks round
-// trips and every migration.
+// + SHA-256, or a URL), the solver settings, the seed, the plan and what the
+// run had reached (bound, status, solving time, curve, date), and every key
+// that could not be applied is named in `problems`. Pure module: app.mjs and
+// the labs use it; tests/web/state.test.mjs checks round trips and every
+// migration.
+import {EXAMPLES} from './sharding/data/examples.mjs';
 
 export const STATE_VERSION = 3;
 export const LABS = Object.freeze(['sharding', 'pipeline', 'teach', 'plan']);
@@ -86,7 +89,8 @@ export async function unpackPlan(text) {
 // v2:                 #v=2&ex=NAME|inst=B64&name=NAME|file=NAME&sha=HEX|src=URL
 //                     &t=S&w=N&seed=S&sol=PACKED&cost=C
 // v3 (current):       #v=3&lab=sharding|pipeline|teach&<that lab's keys>
-//                     (the sharding lab's keys are v2's)
+//                     (the sharding lab's keys are v2's, and what the run
+//                     reached: b=BOUND st=STATUS el=S tr=CURVE at=DATE)
 // A fragment without v is v1 (so a bare #src=https://... works).
 
 const MIGRATIONS = {
@@ -159,38 +163,168 @@ export function writeFragment(lab, params) {
 }
 
 /**
- * Reads the sharding lab's keys (URLSearchParams, v and lab removed) into
- * {instance, settings: {timeS, workers, seed}, plan, cost}. instance is one of
- * {kind: 'example', name}, {kind: 'inline', name, bytes}, {kind: 'file', name,
- * sha256}, {kind: 'url', url}, or null.
+ * Like readFragment, but never throws: {lab, params, problems}. A link that
+ * cannot be read gives no lab, no params and one problem saying why, so the
+ * page says so at the top of the tab it opens instead (the sharding lab)
+ * rather than opening that tab silently.
  */
-export async function decodeSharding(p) {
+export async function readLink(fragment) {
+  try {
+    return {...await readFragment(fragment), problems: []};
+  } catch (error) {
+    return {
+      lab: null,
+      params: new URLSearchParams(),
+      problems: [`This link cannot be read: ${error.message}; nothing of it was applied`],
+    };
+  }
+}
+
+export const SHARDING_KEYS = Object.freeze([
+  'ex', 'inst', 'name', 'file', 'sha', 'src', 't', 'w', 'seed', 'sol', 'cost', 'b', 'st', 'el',
+  'tr', 'at'
+]);
+export const RUN_STATUSES = Object.freeze(['done', 'stopped']);
+export const TRACE_MAX_POINTS = 400;  // a longer curve is thinned (first and last kept)
+
+const shown = (key, value) => {
+  const text = value.length > 60 ? `${value.slice(0, 57)}...` : value;
+  return `${key}=${text}`;
+};
+
+/** The curve as it travels: [[seconds, cost, bound], ...] (exact decimal strings), packed. */
+export async function packTrace(points) {
+  let list = points;
+  if (list.length > TRACE_MAX_POINTS) {
+    const step = (list.length - 1) / (TRACE_MAX_POINTS - 1);
+    list = Array.from({length: TRACE_MAX_POINTS}, (_, i) => points[Math.round(i * step)]);
+  }
+  const rows = list.map(([t, cost, bound]) => [Math.round(t * 1000), String(cost), String(bound)]);
+  return toBase64Url(await deflate(new TextEncoder().encode(JSON.stringify(rows))));
+}
+
+/** The inverse of packTrace; throws on anything that is not such a curve. */
+export async function unpackTrace(text) {
+  const rows = JSON.parse(new TextDecoder().decode(await inflate(fromBase64Url(text))));
+  const integer = /^\d+$/;
+  if (!Array.isArray(rows) ||
+      !rows.every(
+          (r) => Array.isArray(r) && r.length === 3 && Number.isFinite(r[0]) && r[0] >= 0 &&
+              integer.test(r[1]) && integer.test(r[2]))) {
+    throw new Error('not a curve of [milliseconds, cost, bound] rows');
+  }
+  return rows.map(([ms, cost, bound]) => [ms / 1000, cost, bound]);
+}
+
+/**
+ * Reads the sharding lab's keys (URLSearchParams, v and lab removed) into
+ * {instance, settings: {timeS, workers, seed}, plan, cost, run, problems}.
+ * instance is one of {kind: 'example', name}, {kind: 'inline', name, bytes},
+ * {kind: 'file', name, sha256}, {kind: 'url', url}, or null; run is what the
+ * run had reached, {bound, status, elapsedS, trace, savedAt} (each maybe
+ * null). Only the bundled examples (EXAMPLES, or `examples`) are accepted as
+ * ex=; every key or value that cannot be applied is left out and named in
+ * problems, one sentence each.
+ */
+export async function decodeSharding(p, {examples = EXAMPLES.map((e) => e.file)} = {}) {
+  const problems = [];
+  const bad = (key, why) => problems.push(`${shown(key, p.get(key))}: ${why}; not applied`);
+  for (const key of new Set(p.keys())) {
+    if (!SHARDING_KEYS.includes(key)) {
+      problems.push(`${shown(key, p.get(key))}: the sharding lab has no key '${key}'; ignored`);
+    }
+  }
   let instance = null;
   if (p.has('ex')) {
-    instance = {kind: 'example', name: p.get('ex')};
+    const name = p.get('ex');
+    if (examples.includes(name)) {
+      instance = {kind: 'example', name};
+    } else {
+      bad('ex', `not one of the bundled examples (${examples.join(', ')})`);
+    }
   } else if (p.has('inst')) {
-    instance = {
-      kind: 'inline',
-      name: p.get('name') || 'instance.json.gz',
-      bytes: fromBase64Url(p.get('inst'))
-    };
+    try {
+      instance = {
+        kind: 'inline',
+        name: p.get('name') || 'instance.json.gz',
+        bytes: fromBase64Url(p.get('inst'))
+      };
+    } catch (error) {
+      bad('inst', 'not base64url data');
+    }
   } else if (p.has('file')) {
-    instance = {kind: 'file', name: p.get('file'), sha256: (p.get('sha') || '').toLowerCase()};
+    const sha256 = (p.get('sha') || '').toLowerCase();
+    if (/^[0-9a-f]+$/.test(sha256)) {
+      instance = {kind: 'file', name: p.get('file'), sha256};
+    } else {
+      problems.push(
+          `${shown('file', p.get('file'))}: the link has no SHA-256 (sha=, hex ` +
+          'digits) for it; not applied');
+    }
   } else if (p.has('src')) {
-    instance = {kind: 'url', url: p.get('src')};
+    let url = null;
+    try {
+      url = new URL(p.get('src'));
+    } catch (error) {
+      url = null;
+    }
+    if (url && (url.protocol === 'https:' || url.protocol === 'http:')) {
+      instance = {kind: 'url', url: p.get('src')};
+    } else {
+      bad('src', 'not an http(s) URL');
+    }
   }
-  const settings = {
-    timeS: positiveNumber(p.get('t')),
-    workers: positiveNumber(p.get('w')),
-    seed: positiveNumber(p.get('seed')),
+  const number = (key) => {
+    if (!p.has(key)) return null;
+    const value = positiveNumber(p.get(key));
+    if (value === null) bad(key, 'not a number >= 0');
+    return value;
   };
-  const plan = p.has('sol') ? await unpackPlan(p.get('sol')) : null;
-  const cost = /^\d+$/.test(p.get('cost') || '') ? p.get('cost') : null;
-  return {instance, settings, plan, cost};
+  const settings = {timeS: number('t'), workers: number('w'), seed: number('seed')};
+  let plan = null;
+  if (p.has('sol')) {
+    try {
+      plan = await unpackPlan(p.get('sol'));
+    } catch (error) {
+      bad('sol', `the packed plan cannot be read (${error.message})`);
+    }
+  }
+  const decimal = (key) => {
+    if (!p.has(key)) return null;
+    if (/^\d+$/.test(p.get(key))) return p.get(key);
+    bad(key, 'not a whole number');
+    return null;
+  };
+  const cost = decimal('cost');
+  const run =
+      {bound: decimal('b'), status: null, elapsedS: number('el'), trace: null, savedAt: null};
+  if (p.has('st')) {
+    if (RUN_STATUSES.includes(p.get('st'))) {
+      run.status = p.get('st');
+    } else {
+      bad('st', `not a run status (${RUN_STATUSES.join(', ')})`);
+    }
+  }
+  if (p.has('tr')) {
+    try {
+      run.trace = await unpackTrace(p.get('tr'));
+    } catch (error) {
+      bad('tr', `the packed curve cannot be read (${error.message})`);
+    }
+  }
+  if (p.has('at')) {
+    if (Number.isFinite(Date.parse(p.get('at')))) {
+      run.savedAt = p.get('at');
+    } else {
+      bad('at', 'not a date');
+    }
+  }
+  return {instance, settings, plan, cost, run, problems};
 }
 
 /** The inverse of decodeSharding: the sharding lab's keys as URLSearchParams. */
-export async function encodeSharding({instance, settings = {}, plan = null, cost = null}) {
+export async function encodeSharding(
+    {instance, settings = {}, plan = null, cost = null, run = null}) {
   const p = new URLSearchParams();
   if (instance) {
     if (instance.kind === 'example') {
@@ -210,6 +344,13 @@ export async function encodeSharding({instance, settings = {}, plan = null, cost
   if (settings.seed != null) p.set('seed', String(settings.seed));
   if (plan && plan.length) p.set('sol', await packPlan(plan));
   if (cost != null) p.set('cost', String(cost));
+  if (run) {
+    if (run.bound != null) p.set('b', String(run.bound));
+    if (run.status) p.set('st', run.status);
+    if (run.elapsedS != null) p.set('el', String(Number(run.elapsedS.toFixed(3))));
+    if (run.trace && run.trace.length) p.set('tr', await packTrace(run.trace));
+    if (run.savedAt) p.set('at', run.savedAt);
+  }
   return p;
 }
 

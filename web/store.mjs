@@ -47,21 +47,41 @@ export function putRecord(storeName, record) {
   return transact(storeName, 'readwrite', (store) => store.put(record));
 }
 
-/** {sha256, name, cost, plan: Int32Array, bound, savedAt} or undefined. */
+/**
+ * {sha256, name, cost, plan: Int32Array, bound, savedAt} or undefined; records
+ * saved since the page restores runs also hold status ('done' | 'stopped' |
+ * null), elapsedS and trace ([[seconds, cost, bound], ...], exact strings).
+ */
 export function loadBest(sha256) {
   return getRecord('best', sha256);
 }
 
-/** Saves the plan when it beats what is stored; returns true if it did. */
-export async function saveBest({sha256, name, cost, plan, bound}) {
+/**
+ * Saves the plan and what its run reached when it beats what is stored: a
+ * lower cost, or the same cost with a higher bound or a longer run. Returns
+ * true if it did.
+ */
+export async function saveBest(
+    {sha256, name, cost, plan, bound, status = null, elapsedS = null, trace = null}) {
   const stored = await loadBest(sha256);
-  if (stored && BigInt(stored.cost) <= BigInt(cost)) return false;
+  if (stored) {
+    const was = BigInt(stored.cost);
+    const now = BigInt(cost);
+    const sameButFurther = was === now &&
+        (BigInt(bound) > BigInt(stored.bound || 0) ||
+         (BigInt(bound) === BigInt(stored.bound || 0) && elapsedS !== null &&
+          elapsedS > (stored.elapsedS || 0)));
+    if (was < now || (was === now && !sameButFurther)) return false;
+  }
   await putRecord('best', {
     sha256,
     name,
     cost: String(cost),
     bound: String(bound),
     plan: Int32Array.from(plan),
+    status,
+    elapsedS,
+    trace,
     savedAt: new Date().toISOString(),
   });
   return true;

@@ -4,8 +4,9 @@
 // (so a header row or a stray word is named where it stands), then the rows
 // against the problem, then the stages and, in a compute_comms file, the
 // communication; every message points at a cell: its line and column and the
-// rank (row) and step (cell) it stands for, and says what was found in
-// PyTorch's own words (B is a full backward there, I the input gradient).
+// rank (row) and step (cell) it stands for, then says what was expected and
+// what was found, in PyTorch's own words (B is a full backward there, I the
+// input gradient), as the JSON readers do.
 //
 // Memory: the text is not copied; a non-empty cell becomes one 28-byte
 // record (each takes at least 3 bytes and a separator in the text: at most
@@ -16,6 +17,7 @@
 #include <map>
 
 #include "core/pipeline/export.h"
+#include "core/utf8.h"
 
 namespace shardlab::pipeline {
 namespace {
@@ -30,34 +32,9 @@ struct CellAct {
   uint32_t step = 0;
 };
 
-// A cell's text for messages: as written, on one line (control characters
-// escaped, a quoted cell can hold line breaks), shortened beyond 40 bytes.
-std::string quoted(std::string_view cell) {
-  const bool cut = cell.size() > 40;
-  if (cut) {
-    size_t at = 37;
-    while (at > 0 && (static_cast<unsigned char>(cell[at]) & 0xC0) == 0x80) --at;
-    cell = cell.substr(0, at);
-  }
-  std::string out = "\"";
-  for (char c : cell) {
-    const unsigned char u = static_cast<unsigned char>(c);
-    if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\r') {
-      out += "\\r";
-    } else if (c == '\t') {
-      out += "\\t";
-    } else if (u < 0x20 || u == 0x7F) {
-      char hex[8];
-      std::snprintf(hex, sizeof hex, "\\x%02X", u);
-      out += hex;
-    } else {
-      out += c;
-    }
-  }
-  return out + (cut ? "...\"" : "\"");
-}
+// A cell's text for messages: as written, on one line (a quoted cell can
+// hold line breaks), shortened beyond 40 bytes.
+std::string quoted(std::string_view cell) { return utf8::quote(cell); }
 
 std::string_view trim(std::string_view s) {
   auto space = [](char c) { return c == ' ' || c == '\t' || c == '\v' || c == '\f'; };
@@ -157,8 +134,11 @@ class CsvReader {
     const auto [line, column] = where(byte);
     return source_ + ":" + std::to_string(line) + ":" + std::to_string(column);
   }
-  Status fail(size_t byte, const std::string& message) const {
-    return Status(StatusCode::kInvalidInput, at(byte) + ": " + message);
+  // with_byte: "(byte N)" after the position, for faults of the bytes.
+  Status fail(size_t byte, const std::string& message, bool with_byte = false) const {
+    return Status(
+        StatusCode::kInvalidInput,
+        at(byte) + (with_byte ? " (byte " + std::to_string(byte) + ")" : "") + ": " + message);
   }
   Status fail_cell(size_t byte, int64_t rank, int64_t step, const std::string& message) const {
     return Status(StatusCode::kInvalidInput, at(byte) + " (rank " + std::to_string(rank) +
@@ -214,49 +194,27 @@ class CsvReader {
 Status CsvReader::check_bytes() {
   if (text_.size() > kMaxCsvBytes) {
     return Status(StatusCode::kInvalidInput,
-                  source_ + ": the CSV is " + std::to_string(text_.size()) +
-                      " bytes, more than the " + std::to_string(kMaxCsvBytes >> 20) +
-                      " MiB the reader takes");
+                  source_ + ": expected a CSV of at most " + std::to_string(kMaxCsvBytes) +
+                      " bytes (" + std::to_string(kMaxCsvBytes >> 20) + " MiB), found " +
+                      std::to_string(text_.size()) + " bytes");
   }
-  auto starts = [&](std::string_view with) { return text_.substr(0, with.size()) == with; };
-  if (starts("\xFF\xFE") || starts("\xFE\xFF")) {
+  const std::string utf8_expected =
+      "expected UTF-8 text (PyTorch writes UTF-8; save the file as UTF-8)";
+  const std::string foreign = utf8::foreign_encoding(text_.substr(0, 64));
+  if (!foreign.empty()) {
     return Status(StatusCode::kInvalidInput,
-                  source_ +
-                      ":1:1 (byte 0): the CSV is UTF-16 (it starts with the byte-order mark " +
-                      std::string(starts("\xFF\xFE") ? "FF FE" : "FE FF") +
-                      "); PyTorch writes UTF-8, save it as UTF-8");
+                  source_ + ":1:1 (byte 0): " + utf8_expected + ", found " + foreign);
   }
-  if (starts("\xEF\xBB\xBF")) bom_ = 3;
+  if (utf8::has_bom(text_)) bom_ = 3;
   for (size_t i = bom_; i < text_.size();) {
-    const unsigned char c = static_cast<unsigned char>(text_[i]);
-    auto bad = [&](const std::string& what) {
-      const auto [line, column] = where(i);
-      char hex[8];
-      std::snprintf(hex, sizeof hex, "0x%02X", c);
-      return Status(StatusCode::kInvalidInput,
-                    source_ + ":" + std::to_string(line) + ":" + std::to_string(column) +
-                        " (byte " + std::to_string(i) + "): " + what + " (" + hex + ")");
-    };
-    if (c == 0) {
-      return bad(
-          "a NUL byte: the file is binary or UTF-16 without a byte-order mark, not a "
-          "UTF-8 CSV");
+    std::string why;
+    const size_t n = text_[i] == '\0' ? 0 : utf8::char_length(text_, i, &why);
+    if (n == 0) {
+      if (text_[i] == '\0') {
+        why = "a NUL byte (0x00): the file is binary or UTF-16 without a byte-order mark";
+      }
+      return fail(i, utf8_expected + ", found " + why, true);
     }
-    if (c < 0x80) {
-      ++i;
-      continue;
-    }
-    size_t n = c >= 0xF0 && c <= 0xF4 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 && c <= 0xDF ? 2 : 0;
-    if (n == 0 || i + n > text_.size()) return bad("invalid UTF-8");
-    const unsigned char c1 = static_cast<unsigned char>(text_[i + 1]);
-    bool ok = (c1 & 0xC0) == 0x80;
-    if (c == 0xE0) ok = ok && c1 >= 0xA0;
-    if (c == 0xED) ok = ok && c1 < 0xA0;  // no surrogates
-    if (c == 0xF0) ok = ok && c1 >= 0x90;
-    if (c == 0xF4) ok = ok && c1 < 0x90;
-    for (size_t k = 2; k < n; ++k)
-      ok = ok && (static_cast<unsigned char>(text_[i + k]) & 0xC0) == 0x80;
-    if (!ok) return bad("invalid UTF-8");
     i += n;
   }
   return Status::ok();
@@ -271,13 +229,13 @@ Status CsvReader::parse_cell(std::string_view cell, size_t byte, size_t rank, ui
     return Status::ok();
   }
   if (++cells_ > kMaxCsvBytes / 4) {
-    return fail_cell(
-        byte, rank, step,
-        "more cells than a " + std::to_string(kMaxCsvBytes >> 20) + " MiB CSV can hold");
+    return fail_cell(byte, rank, step,
+                     "expected at most " + std::to_string(kMaxCsvBytes / 4) + " actions (what a " +
+                         std::to_string(kMaxCsvBytes >> 20) + " MiB CSV can hold), found more");
   }
   const bool line_one = byte < first_line_end_;
-  auto not_action = [&](const std::string& why) {
-    std::string message = quoted(cell) + ": " + why;
+  auto not_action = [&](const std::string& expected_what) {
+    std::string message = expected_what + ", found " + quoted(cell);
     const char first = cell[0];
     if (line_one && !(first >= '0' && first <= '9') && first != '(') {
       message += " (PyTorch's CSV has no header row: one row per rank, one cell per step)";
@@ -299,13 +257,12 @@ Status CsvReader::parse_cell(std::string_view cell, size_t byte, size_t rank, ui
         parse_single(trim(cell.substr(semi + 1, close - semi - 1)), &b) != Parse::kOk ||
         f.type != T::kF || b.type != T::kB) {
       return not_action(
-          "an overlapped pair here holds a forward and a full backward, e.g. "
+          "expected an overlapped pair of a forward and a full backward, e.g. "
           "(0F4;3B1)OVERLAP_F_B");
     }
     for (const TorchAction& sub : {f, b}) {
       if (sub.stage > kMaxStage) {
-        return not_action("stage " + std::to_string(sub.stage) + " is out of range (at most " +
-                          std::to_string(kMaxStage) + ")");
+        return not_action("expected stages from 0 to " + std::to_string(kMaxStage));
       }
     }
     c.a = TorchAction::overlap(f.stage, f.mb, b.stage, b.mb);
@@ -317,20 +274,20 @@ Status CsvReader::parse_cell(std::string_view cell, size_t byte, size_t rank, ui
         return not_action(expected);
       case Parse::kOldVocabulary:
         return not_action(
-            "not an action in PyTorch's vocabulary since 2.5 (F, I = input gradient, W, B = "
-            "full backward); older releases wrote BW for a full backward and B for the input "
-            "gradient");
+            "expected an action in PyTorch's vocabulary since 2.5 (F, I = input gradient, W, B "
+            "= full backward; older releases wrote BW for a full backward and B for the input "
+            "gradient)");
       case Parse::kNeedsMicrobatch:
-        return not_action("a " + std::string(torch_type_text(c.a.type)) +
-                          " action needs its micro-batch, e.g. " + std::to_string(c.a.stage) +
+        return not_action("expected " + std::string(torch_type_text(c.a.type)) +
+                          " with its micro-batch, e.g. " + std::to_string(c.a.stage) +
                           torch_type_text(c.a.type) + "0");
       case Parse::kNoMicrobatch:
-        return not_action(std::string(torch_type_text(c.a.type)) + " names a stage only, e.g. " +
-                          std::to_string(c.a.stage) + torch_type_text(c.a.type));
+        return not_action("expected " + std::string(torch_type_text(c.a.type)) +
+                          " with a stage only, e.g. " + std::to_string(c.a.stage) +
+                          torch_type_text(c.a.type));
     }
     if (c.a.stage > kMaxStage) {
-      return not_action("stage " + std::to_string(c.a.stage) + " is out of range (at most " +
-                        std::to_string(kMaxStage) + ")");
+      return not_action("expected stages from 0 to " + std::to_string(kMaxStage));
     }
     if (!is_torch_compute(c.a.type)) {
       comms_ = true;
@@ -348,8 +305,23 @@ Status CsvReader::split() {
   const size_t n = text_.size();
   first_line_end_ = text_.find_first_of("\r\n", bom_);
   if (first_line_end_ == std::string_view::npos) first_line_end_ = n;
-  while (i < n) {
-    const size_t rank = rows_.size();
+  const size_t p = static_cast<size_t>(problem_.devices);
+  size_t rank = 0;
+  for (; i < n; ++rank) {
+    // Beyond the problem's ranks only blank lines may follow (nothing is
+    // stored for them, so a file of line breaks costs no memory).
+    if (rank >= p) {
+      if (text_[i] != '\n' && text_[i] != '\r') {
+        return Status(StatusCode::kInvalidInput,
+                      at(i) + " (rank " + std::to_string(rank) + "): expected one row per rank, " +
+                          std::to_string(p) + " for the problem's " + std::to_string(p) +
+                          " devices (ranks 0.." + std::to_string(p - 1) +
+                          "), found a row for rank " + std::to_string(rank));
+      }
+      if (text_[i] == '\r') ++i;
+      if (i < n && text_[i] == '\n') ++i;
+      continue;
+    }
     rows_.emplace_back();
     row_start_.push_back(i);
     uint32_t step = 0;
@@ -406,19 +378,12 @@ Status CsvReader::split() {
 
 Status CsvReader::check_rows() {
   const size_t p = static_cast<size_t>(problem_.devices);
-  if (rows_.size() > p) {
-    return Status(StatusCode::kInvalidInput, at(row_start_[p]) + " (rank " + std::to_string(p) +
-                                                 "): a row for rank " + std::to_string(p) +
-                                                 ", but the problem has " + std::to_string(p) +
-                                                 " devices (ranks 0.." + std::to_string(p - 1) +
-                                                 "): the CSV holds one row per rank");
-  }
   if (rows_.size() < p) {
     return Status(StatusCode::kInvalidInput,
-                  at(text_.size()) + ": the CSV ends after " + std::to_string(rows_.size()) +
-                      (rows_.size() == 1 ? " row" : " rows") + ", but the problem has " +
-                      std::to_string(p) + " devices: rank " + std::to_string(rows_.size()) +
-                      "'s row is missing (one row per rank)");
+                  at(text_.size()) + ": expected one row per rank, " + std::to_string(p) +
+                      " for the problem's " + std::to_string(p) + " devices, found " +
+                      std::to_string(rows_.size()) + (rows_.size() == 1 ? " row" : " rows") +
+                      " (rank " + std::to_string(rows_.size()) + "'s row is missing)");
   }
   const CsvFormat format = format_  ? *format_
                            : comms_ ? CsvFormat::kComputeComms
@@ -426,16 +391,18 @@ Status CsvReader::check_rows() {
   if (format == CsvFormat::kComputeOnly && first_comm_) {
     const auto& [rank, c] = *first_comm_;
     return fail_cell(c, rank,
-                     quoted(cell_text(c)) +
-                         " is a communication action; a compute_only CSV holds F, I, W, B and "
-                         "OVERLAP_F_B cells (PyTorch refuses it too; this is the compute_comms "
-                         "form)");
+                     "expected a compute_only cell (F, I, W, B or OVERLAP_F_B), found the "
+                     "communication action " +
+                         quoted(cell_text(c)) +
+                         " (this is the compute_comms form; PyTorch refuses it as compute_only "
+                         "too)");
   }
   if (format == CsvFormat::kComputeComms && first_empty_) {
     const auto& [rank, c] = *first_empty_;
     return fail_cell(c, rank,
-                     "an empty cell in a compute_comms CSV: once lowered, PyTorch's schedule has "
-                     "no idle steps (its _load_csv refuses an empty action there)");
+                     "expected an action in every cell of a compute_comms CSV, found an empty "
+                     "cell (once lowered, PyTorch's schedule has no idle steps; its _load_csv "
+                     "refuses an empty action there)");
   }
   comms_ = format == CsvFormat::kComputeComms;
   return Status::ok();
@@ -462,12 +429,13 @@ Status CsvReader::map_stages() {
         } else if (stage_rank_[stage] != static_cast<int32_t>(r)) {
           const CellAct& first = rows_[stage_cell_[stage].first][stage_cell_[stage].second];
           const auto [line, column] = where(first.byte);
-          return fail_cell(
-              c, r,
-              quoted(cell_text(c)) + ": stage " + std::to_string(stage) + " runs on rank " +
-                  std::to_string(r) + " here but on rank " + std::to_string(stage_rank_[stage]) +
-                  " in " + quoted(cell_text(first)) + " at line " + std::to_string(line) +
-                  ", column " + std::to_string(column) + " (PyTorch puts each stage on one rank)");
+          return fail_cell(c, r,
+                           "expected stage " + std::to_string(stage) + " on rank " +
+                               std::to_string(stage_rank_[stage]) + ", which runs it in " +
+                               quoted(cell_text(first)) + " at line " + std::to_string(line) +
+                               ", column " + std::to_string(column) +
+                               " (PyTorch puts each stage on one rank), found " +
+                               quoted(cell_text(c)) + " on rank " + std::to_string(r));
         }
         if (stage > max_stage) {
           max_stage = stage;
@@ -478,29 +446,27 @@ Status CsvReader::map_stages() {
     }
   }
   if (max_stage < 0) {
-    return Status(StatusCode::kInvalidInput,
-                  at(bom_) + ": the CSV holds no computation (no F, I, W, B or OVERLAP_F_B cell)");
+    return fail(bom_, "expected a computation (an F, I, W, B or OVERLAP_F_B cell), found none");
   }
   stages_ = max_stage + 1;
   const CellAct& top = rows_[max_rank][max_index];
   if (!problem_.uniform && stages_ > static_cast<int64_t>(problem_.stages.size())) {
     return fail_cell(top, max_rank,
-                     quoted(cell_text(top)) + ": stage " + std::to_string(max_stage) +
-                         " is out of range (the problem has " +
-                         std::to_string(problem_.stages.size()) + " stages: 0.." +
-                         std::to_string(problem_.stages.size() - 1) + ")");
+                     "expected stages 0.." + std::to_string(problem_.stages.size() - 1) +
+                         " (the problem has " + std::to_string(problem_.stages.size()) +
+                         " stages), found " + quoted(cell_text(top)));
   }
   for (int64_t s = 0; s < stages_; ++s) {
     if (stage_rank_[s] >= 0) continue;
     return fail_cell(top, max_rank,
-                     quoted(cell_text(top)) + " names stage " + std::to_string(max_stage) +
-                         ", so the schedule has stages 0.." + std::to_string(max_stage) +
-                         ", but no cell runs stage " + std::to_string(s));
+                     "expected a cell running each of stages 0.." + std::to_string(max_stage) +
+                         " (the highest this CSV names), found " + quoted(cell_text(top)) +
+                         " but no cell running stage " + std::to_string(s));
   }
   if (!problem_.uniform && stages_ < static_cast<int64_t>(problem_.stages.size())) {
-    return Status(StatusCode::kInvalidInput,
-                  at(text_.size()) + ": no cell runs stage " + std::to_string(stages_) +
-                      " (the problem has " + std::to_string(problem_.stages.size()) + " stages)");
+    return fail(text_.size(), "expected cells running each of the problem's " +
+                                  std::to_string(problem_.stages.size()) +
+                                  " stages, found none running stage " + std::to_string(stages_));
   }
   return Status::ok();
 }
@@ -525,17 +491,17 @@ Status CsvReader::check_comms() {
       if (c.a.stage >= stages_ || stage_rank_[c.a.stage] != static_cast<int32_t>(r)) {
         return fail_cell(
             c, r,
-            cell + ": stage " + std::to_string(c.a.stage) +
-                (c.a.stage >= stages_ ? " has no computation in this CSV"
-                                      : " runs on rank " + std::to_string(stage_rank_[c.a.stage])) +
-                "; a " + torch_type_text(c.a.type) +
-                " belongs on the row of the rank that runs its stage");
+            "expected a " + std::string(torch_type_text(c.a.type)) +
+                " on the row of the rank that runs its stage, found " + cell + " on rank " +
+                std::to_string(r) + "'s row (stage " + std::to_string(c.a.stage) +
+                (c.a.stage >= stages_
+                     ? " has no computation in this CSV)"
+                     : " runs on rank " + std::to_string(stage_rank_[c.a.stage]) + ")"));
       }
       if (c.a.mb >= m) {
         return fail_cell(c, r,
-                         cell + ": micro-batch " + std::to_string(c.a.mb) +
-                             " is out of range (the problem has " + std::to_string(m) + ": 0.." +
-                             std::to_string(m - 1) + ")");
+                         "expected micro-batches 0.." + std::to_string(m - 1) +
+                             " (the problem has " + std::to_string(m) + "), found " + cell);
       }
       if (c.a.type == T::kSendF || c.a.type == T::kSendB)
         sends[key(c.a.type, c.a.stage, c.a.mb)] = {r, k};
@@ -553,11 +519,12 @@ Status CsvReader::check_comms() {
           const std::string wanted =
               std::to_string(from) + torch_type_text(send) + std::to_string(c.a.mb);
           return fail_cell(c, r,
-                           quoted(cell_text(c)) + " waits forever: no rank sends it (no \"" +
-                               wanted + "\" cell" +
+                           "expected a \"" + wanted + "\" cell" +
                                (from >= 0 && from < stages_
-                                    ? " on rank " + std::to_string(stage_rank_[from]) + "'s row)"
-                                    : ")"));
+                                    ? " on rank " + std::to_string(stage_rank_[from]) + "'s row"
+                                    : "") +
+                               " to send what " + quoted(cell_text(c)) +
+                               " receives, found none (it would wait forever)");
         }
         received[key(c.a.type, c.a.stage, c.a.mb)] = true;
         continue;
@@ -573,11 +540,11 @@ Status CsvReader::check_comms() {
         const T recv = forward ? T::kRecvF : T::kRecvB;
         if (received.count(key(recv, stage, mb))) return Status::ok();
         return fail_cell(c, r,
-                         quoted(cell_text(c)) + " comes before its input: no \"" +
-                             std::to_string(stage) + torch_type_text(recv) + std::to_string(mb) +
-                             "\" earlier on rank " + std::to_string(r) +
-                             "'s row (PyTorch's runtime stops here: computing before receiving "
-                             "input)");
+                         "expected \"" + std::to_string(stage) + torch_type_text(recv) +
+                             std::to_string(mb) + "\" earlier on rank " + std::to_string(r) +
+                             "'s row, found " + quoted(cell_text(c)) +
+                             " before its input (PyTorch's runtime stops here: computing before "
+                             "receiving input)");
       };
       const Status ok = c.a.type == T::kOverlap
                             ? [&] {
@@ -620,10 +587,10 @@ Result<ScheduleResult> CsvReader::build() {
               problem_.placement.chunks != placement.chunks) ||
              (placement.kind == PlacementKind::kExplicit &&
               problem_.placement.devices != placement.devices)) {
-    return Status(StatusCode::kInvalidInput,
-                  source_ + ": the CSV places its " + std::to_string(S) + " stages " +
-                      placement_name(placement.kind) + " but the problem fixes the " +
-                      placement_name(problem_.placement.kind) + " placement");
+    return fail(bom_, "expected the problem's " +
+                          std::string(placement_name(problem_.placement.kind)) +
+                          " placement, found the CSV's " + std::to_string(S) + " stages placed " +
+                          placement_name(placement.kind));
   }
   Result<Expansion> expansion = expand(target, target.placement);
   if (!expansion.is_ok()) {
@@ -643,10 +610,9 @@ Result<ScheduleResult> CsvReader::build() {
       auto op_at = [&](int32_t stage, int32_t mb, OpKind kind) -> Result<int32_t> {
         if (mb >= e.microbatches) {
           return fail_cell(c, r,
-                           quoted(cell_text(c)) + ": micro-batch " + std::to_string(mb) +
-                               " is out of range (the problem has " +
-                               std::to_string(e.microbatches) + ": 0.." +
-                               std::to_string(e.microbatches - 1) + ")");
+                           "expected micro-batches 0.." + std::to_string(e.microbatches - 1) +
+                               " (the problem has " + std::to_string(e.microbatches) + "), found " +
+                               quoted(cell_text(c)));
         }
         return e.op_of(mb, e.unit_at(0, stage), kind);
       };
@@ -672,10 +638,10 @@ Result<ScheduleResult> CsvReader::build() {
           const CellAct& before = rows_[cell_of_op[ops[i]].first][cell_of_op[ops[i]].second];
           const auto [line, column] = where(before.byte);
           return fail_cell(c, r,
-                           quoted(cell_text(c)) + " runs " + op_words(e, ops[i]) +
-                               " a second time (first in " + quoted(cell_text(before)) +
-                               " at line " + std::to_string(line) + ", column " +
-                               std::to_string(column) + ")");
+                           "expected each computation once, found " + quoted(cell_text(c)) +
+                               " running " + op_words(e, ops[i]) + " a second time (first in " +
+                               quoted(cell_text(before)) + " at line " + std::to_string(line) +
+                               ", column " + std::to_string(column) + ")");
         }
         cell_of_op[ops[i]] = {r, static_cast<int32_t>(k)};
       }
@@ -697,8 +663,8 @@ Result<ScheduleResult> CsvReader::build() {
     size_t end = row_start_[r];
     while (end < text_.size() && text_[end] != '\n' && text_[end] != '\r') ++end;
     return Status(StatusCode::kInvalidInput, at(end) + " (rank " + std::to_string(r) +
-                                                 "): the row never runs " + hint + ", " +
-                                                 op_words(e, op));
+                                                 "): expected " + hint + ", " + op_words(e, op) +
+                                                 ", on this row, found the end of the row");
   }
   std::vector<size_t> blocked;
   Result<Timeline> timeline = simulate(e, order, &blocked);
@@ -728,11 +694,12 @@ Result<ScheduleResult> CsvReader::build() {
           const auto [wr, wk] = cell_of_op[from];
           const CellAct& there = rows_[wr][wk];
           const auto [line, column] = where(there.byte);
-          return fail_cell(here, r,
-                           "the schedule deadlocks here: " + quoted(cell_text(here)) +
-                               " waits for " + quoted(cell_text(there)) + " (line " +
-                               std::to_string(line) + ", column " + std::to_string(column) +
-                               ", rank " + std::to_string(wr) + ") and no rank can move on");
+          return fail_cell(
+              here, r,
+              "expected an order that can run, found a deadlock here: " + quoted(cell_text(here)) +
+                  " waits for " + quoted(cell_text(there)) + " (line " + std::to_string(line) +
+                  ", column " + std::to_string(column) + ", rank " + std::to_string(wr) +
+                  ") and no rank can move on");
         }
       }
     }

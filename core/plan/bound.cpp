@@ -62,11 +62,24 @@ std::vector<DeviceMemory> device_memory(const StageModel& model, const InflightP
   std::vector<DeviceMemory> out(model.devices());
   for (int32_t d = 0; d < model.devices(); ++d) {
     int64_t dense = 0, expert = 0;
+    int64_t top[2] = {0, 0};
     for (int32_t k : model.device_stages(d)) {
       dense += stages[k].dense_parameters;
       expert += stages[k].expert_parameters;
       out[d].transient = std::max(out[d].transient, stages[k].transient_bytes);
+      // The device's two largest gathered parts, over all its stages (the
+      // next part may be another chunk's).
+      int64_t* g = top;
+      for (const int64_t b : stages[k].gathered_bytes) {
+        if (b > g[0]) {
+          g[1] = g[0];
+          g[0] = b;
+        } else if (b > g[1]) {
+          g[1] = b;
+        }
+      }
     }
+    out[d].gathered = top[0] + top[1];
     out[d].state = model.state(dense, expert);
     out[d].activations = profile.peak_bytes(d, act, keep);
   }
@@ -142,7 +155,13 @@ int64_t least_memory_bytes(const StageModel& model) {
   // State is linear in the parameters up to rounding, a byte per device each.
   const StateBytes state = model.state(dense, expert);
   const int64_t chunks = model.shape().chunks;
-  return std::max<int64_t>(0, (state.total() + act / chunks) / p - 8) + layer.transient_bytes;
+  // ZeRO-3: every device gathers at least one layer in full (stage_model.h).
+  const int64_t gathered =
+      model.config().zero == 3 && model.config().dp > 1
+          ? (layer.dense_parameters + layer.expert_parameters) * model.dtype_bytes()
+          : 0;
+  return std::max<int64_t>(0, (state.total() + act / chunks) / p - 8) + layer.transient_bytes +
+         gathered;
 }
 
 }  // namespace shardlab::plan

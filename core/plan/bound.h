@@ -43,7 +43,8 @@ double split_bound_s(const StageModel& model, const std::vector<StageCost>& stag
 struct DeviceMemory {
   StateBytes state;
   int64_t activations = 0, transient = 0;
-  int64_t total() const { return state.total() + activations + transient; }
+  int64_t gathered = 0;  // ZeRO-3: two parts' parameters gathered in full (stage_model.h)
+  int64_t total() const { return state.total() + activations + transient + gathered; }
 };
 std::vector<DeviceMemory> device_memory(const StageModel& model, const InflightProfile& profile,
                                         const std::vector<StageCost>& stages);

@@ -346,6 +346,20 @@ Progress PlanRun::progress(double elapsed_s) const {
   return p;
 }
 
+bool PlanRun::evaluated() const { return impl_->evaluated; }
+
+PlanResult PlanRun::snapshot() const {
+  PlanResult out = impl_->evaluated ? impl_->result : PlanResult{};
+  if (!impl_->evaluated) {
+    out.model = impl_->result.model;
+    out.cluster = impl_->result.cluster;
+    out.training = impl_->result.training;
+    out.fix = impl_->result.fix;
+  }
+  out.status = impl_->status;
+  return out;
+}
+
 PlanResult PlanRun::finish() {
   Impl& s = *impl_;
   if (s.status.is_ok() && !s.evaluated) s.evaluate(true);

@@ -172,6 +172,14 @@ class PlanRun {
   // whole run is done; counters "phase", the search's counters, and
   // "alternatives_done" / "alternatives" during the why-not searches.
   Progress progress(double elapsed_s) const;
+  // True once the main search's best plan has been re-evaluated (the
+  // "evaluate" phase is over): snapshot() then holds the plan.
+  bool evaluated() const;
+  // A copy of the result so far without finishing the run: the evaluated
+  // plan with its bound and gap, and the why-not rows and sizing done so far
+  // (what the page shows while the side searches go on). Before the
+  // evaluation: found is false.
+  PlanResult snapshot() const;
   // The result so far: the main search's best plan re-evaluated (done here
   // when the run stopped before the evaluation), the alternatives and
   // sizing completed so far. Call once.

@@ -387,6 +387,7 @@ std::string plan_json(const PlanResult& r, int indent) {
     mem["parameters"] = b.memory.parameters;
     mem["gradients"] = b.memory.gradients;
     mem["optimizer"] = b.memory.optimizer;
+    mem["gathered_parameters"] = b.memory.gathered_parameters;
     mem["activations"] = b.memory.activations;
     mem["activation_per_layer_bytes"] = b.memory.activation_per_layer_bytes;
     mem["peak"] = b.memory.peak;
@@ -461,6 +462,7 @@ std::string plan_json(const PlanResult& r, int indent) {
       mem["parameters"] = d.memory.state.parameters;
       mem["gradients"] = d.memory.state.gradients;
       mem["optimizer"] = d.memory.state.optimizer;
+      mem["gathered_parameters"] = d.memory.gathered;
       mem["activations"] = d.memory.activations + d.memory.transient;
       mem["peak"] = d.memory.total();
       o["memory"] = mem;
@@ -576,6 +578,7 @@ std::string plan_text(const PlanResult& r) {
   mem_row("parameters", m.parameters);
   mem_row("gradients", m.gradients);
   mem_row("optimizer state", m.optimizer);
+  if (m.gathered_parameters > 0) mem_row("gathered (ZeRO-3)", m.gathered_parameters);
   mem_row("activations", m.activations);
   const int width = 40;
   const double share = std::min(1.0, static_cast<double>(m.peak) / static_cast<double>(m.limit));

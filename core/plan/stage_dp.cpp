@@ -149,7 +149,8 @@ void SplitSpace::build_linear(const StageModel& model, const InflightProfile* pr
       if (profile) {
         act[d] = s.act_bytes;
         keep[d] = s.keep_bytes;
-        fits = k.state + profile->peak_bytes(d, act, keep) + s.transient_bytes <=
+        fits = k.state + profile->peak_bytes(d, act, keep) + s.transient_bytes +
+                   s.gathered_bytes[0] + s.gathered_bytes[1] <=
                model.memory_limit_bytes();
       }
       fits_[c] = fits;
@@ -321,7 +322,8 @@ LeastMemory least_memory_split(const StageModel& model, const InflightProfile& p
         keep[d] = s.keep_bytes;
         memory[static_cast<size_t>(d) * (L + 1) + l] =
             model.state(s.dense_parameters, s.expert_parameters).total() +
-            profile.peak_bytes(d, act, keep) + s.transient_bytes;
+            profile.peak_bytes(d, act, keep) + s.transient_bytes + s.gathered_bytes[0] +
+            s.gathered_bytes[1];
       }
       act[d] = keep[d] = 0;
     }

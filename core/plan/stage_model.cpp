@@ -107,6 +107,28 @@ StageCost StageModel::stage(int32_t k, int32_t n, bool with_zero) const {
   }
   // A head tied to the embedding shares its matrix when both are on this stage.
   if (first && last) s.dense_parameters -= head_.tied_parameters;
+  // ZeRO-3 gathers each part's parameters in full (its t-shard) just before
+  // it runs and frees them after; FSDP prefetches the next part meanwhile, so
+  // two parts' parameters are held at once: the part running and the next.
+  // The two largest parts of the stage bound every such pair from above and
+  // are reached (consecutive layers, or a layer next to the embedding or head).
+  if (config_.zero == 3 && config_.dp > 1) {
+    const auto put = [&s, bytes = static_cast<int64_t>(dtype_bytes_)](
+                         const PartCosts& part, int32_t copies, int64_t shared = 0) {
+      const int64_t b = (part.dense_parameters + part.expert_parameters - shared) * bytes;
+      for (int32_t i = 0; i < copies; ++i) {
+        if (b > s.gathered_bytes[0]) {
+          s.gathered_bytes[1] = s.gathered_bytes[0];
+          s.gathered_bytes[0] = b;
+        } else if (b > s.gathered_bytes[1]) {
+          s.gathered_bytes[1] = b;
+        }
+      }
+    };
+    put(layer_, std::min(n, 2));
+    if (first) put(embedding_, 1);
+    if (last) put(head_, 1, first ? head_.tied_parameters : 0);  // a tied head: gathered once
+  }
   if (!shape_.split_backward) s.keep_bytes = 0;  // W runs inside B: nothing waits for it
   s.keep_bytes = std::min(s.keep_bytes, s.act_bytes);
   s.f_s = fc + fm;

@@ -19,7 +19,8 @@
 //     ZeRO-0 max(0, AR - window); ZeRO-1 max(0, RS - window) + AG; ZeRO-2 AG; ZeRO-3 0
 //   memory: state (weights, gradients, optimizer by ZeRO stage; dense parameters over dp,
 //     expert parameters over dp / ep) + activations in flight (inflight.h) + the working
-//     memory of one backward (full recomputation: one layer's activations).
+//     memory of one backward (full recomputation: one layer's activations) + with ZeRO-3
+//     the gathered parameters of the part running and of the one prefetched (FSDP).
 #pragma once
 
 #include <cstdint>
@@ -40,6 +41,10 @@ struct StageCost {
   // collectives, and what ZeRO's per-micro-batch collectives add beyond them.
   double compute_s = 0, tp_comm_s = 0, zero_comm_s = 0;
   int64_t act_bytes = 0, keep_bytes = 0, transient_bytes = 0;
+  // ZeRO-3 only: the bytes of the stage's two largest parts (layers,
+  // embedding, head) gathered in full, the one running and the one
+  // prefetched (FSDP's order); a device holds the two largest of its stages'.
+  int64_t gathered_bytes[2] = {0, 0};
   int64_t dense_parameters = 0, expert_parameters = 0;
   double work_s() const { return f_s + b_s + w_s; }
 };

@@ -190,6 +190,7 @@ Result<StepResult> evaluate_split(const StageModel& model, const std::vector<int
       r.memory.gradients = mem.state.gradients;
       r.memory.optimizer = mem.state.optimizer;
       r.memory.activations = mem.activations + mem.transient;
+      r.memory.gathered_parameters = mem.gathered;
       r.memory.peak = mem.total();
     }
   }

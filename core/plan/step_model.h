@@ -10,7 +10,8 @@
 //   3. finish_d = end_d + exposed_d (data-parallel traffic after the last
 //      operation, stage_model.h); step time = max_d finish_d;
 //   4. memory per device: state by ZeRO stage + the simulated in-flight peak
-//      of activations + one backward's working memory, against the GPU's;
+//      of activations + one backward's working memory (+ ZeRO-3's two gathered
+//      parts, stage_model.h), against the GPU's;
 //   5. the critical device's time split: compute, tensor-parallel (layout)
 //      collectives, data-parallel (ZeRO per micro-batch + exposed reduction),
 //      p2p (what the stage transfers add: a second simulation without them),
@@ -36,7 +37,8 @@ namespace shardlab::plan {
 struct MemoryReport {
   int32_t device = 0;  // the worst device
   int64_t parameters = 0, gradients = 0, optimizer = 0;
-  int64_t activations = 0;  // in flight at the peak, plus one backward's working memory
+  int64_t activations = 0;          // in flight at the peak, plus one backward's working memory
+  int64_t gathered_parameters = 0;  // ZeRO-3: the running and the prefetched part, in full
   int64_t activation_per_layer_bytes = 0;  // one micro-batch, one layer (Korthikanti)
   int64_t peak = 0, limit = 0;
 };

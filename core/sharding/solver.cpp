@@ -327,6 +327,7 @@ struct Engine::Impl {
   }
 
   bool proven() const { return known_cost() != INT64_MAX && bound >= known_cost(); }
+  bool expired() const { return has_deadline && std::chrono::steady_clock::now() >= deadline; }
 
   bool proof_turn() const {
     if (!proof_enabled || !have_core_best || lag_stall < kProofStall) return false;
@@ -342,7 +343,7 @@ struct Engine::Impl {
   bool proof_round(int64_t* work) {
     const CoreModel& core = pre.core();
     if (!proof) proof = std::make_unique<ClassBranch>(core);
-    proof->run(known_cost() - core.constant, work);
+    proof->run(known_cost() - core.constant, work, [this] { return expired(); });
     bool improved = false;
     if (proof->over() && !proof->leaf_plan().empty()) {
       const std::vector<int32_t> plan = proof->leaf_plan();
@@ -360,6 +361,8 @@ struct Engine::Impl {
   Options options;
   int32_t index;
   Rng rng;
+  bool has_deadline = false;  // set_time_left(): the page's wall-clock limit
+  std::chrono::steady_clock::time_point deadline;
   Presolved pre;
   std::unique_ptr<MessagePassing> mp;
   std::unique_ptr<Lagrangian> lagrangian;
@@ -418,6 +421,8 @@ bool Engine::step(int64_t work) {
   int64_t visits = std::max<int64_t>(work, 1) * kVisitsPerUnit;
   bool improved = false;
   while (visits > 0 && !finished()) {
+    // Between two rounds is a safe place to stop: the state is whole.
+    if (s.expired()) break;
     // Work goes to whichever method has spent less than its share. Block
     // search starts with a base share (engine-dependent, so a portfolio has
     // one Lagrangian-heavy and one search-heavy engine) that grows while the
@@ -442,6 +447,15 @@ bool Engine::step(int64_t work) {
   }
   if (s.publish()) improved = true;
   return improved;
+}
+
+void Engine::set_time_left(double time_left_s) {
+  Impl& s = *impl_;
+  s.has_deadline = std::isfinite(time_left_s) && time_left_s >= 0;
+  if (!s.has_deadline) return;
+  s.deadline = std::chrono::steady_clock::now() +
+               std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                   std::chrono::duration<double>(time_left_s));
 }
 
 bool Engine::finished() const {

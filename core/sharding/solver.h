@@ -22,7 +22,8 @@
 // Work: one unit is about 1000 matrix-entry visits (about 1 microsecond
 // natively). A step may overrun its budget by one Lagrangian round on big
 // cores (a few tens of milliseconds natively); it never stops mid-move, and
-// nothing inside depends on wall-clock time.
+// nothing inside depends on wall-clock time unless set_time_left() asks it to
+// return early.
 //
 // Contract:
 // - best() is always a plan that evaluate() accepts as feasible (no forbidden
@@ -63,6 +64,14 @@ class Engine {
   // Runs about `work` units of search (see the top of this file). Returns
   // true when the incumbent or the lower bound improved.
   bool step(int64_t work);
+  // A wall-clock deadline for step(), time_left_s from now (a negative or
+  // non-finite value removes it). With one set, step() also returns between
+  // two of its rounds (and the proof search between two expansions) once the
+  // deadline has passed, so a page's time limit is kept within one round
+  // rather than one step. Until the deadline passes, the search does exactly
+  // what it does without one: results at a given work budget are unchanged.
+  // The native portfolio (solve()) never sets it.
+  void set_time_left(double time_left_s);
   // True when nothing is left to do (optimality proven, or the search is
   // exhausted, or the instance has no feasible plan).
   bool finished() const;

@@ -51,7 +51,7 @@ async function loadSpeed(browser, url) {
     window.benchShown = [];
     new MutationObserver(() => {
       const {load, client} = window.shardlab;
-      if (!/^\d+$/.test(cost.textContent) || !load || !load.name.includes('-M')) return;
+      if (!/^[\d,]+$/.test(cost.textContent) || !load || !load.name.includes('-M')) return;
       const stats = client.stats.find(Boolean);
       window.benchShown.push([performance.now(), cost.textContent, stats ? stats.stats.phase : '']);
     }).observe(cost, {childList: true, characterData: true, subtree: true});

@@ -19,8 +19,14 @@ Prints tables; never passes or fails on time. Sections (run all by default):
            than every published one; --pairs-limit seconds per cell
 
 Usage: tests/bench/pipeline_bench.py [--cli build/native/shardlab]
-       [--sections equal,dag,dualpipe,mipsize] [--quick] [--mip-limit 60]
+       [--sections equal,dag,dualpipe,mipsize,pairs] [--quick] [--mip-limit 60]
        [--dag-limit 10] [--dag-count 12] [--dag-small 6] [--pairs-limit 20]
+       [--plan-work N]
+
+--plan-work N stops every planner run after N search nodes instead of at
+its time limit (the CLI's --work): the planner's figures are then the same
+on any machine and under any load (CBC and HiGHS keep their limits). The
+header line gives the load average, since timed figures depend on it.
 """
 import argparse
 import json
@@ -56,6 +62,9 @@ class Bench:
 
     # ---- the planner through the CLI ----
     def plan(self, problem_args, limit, extra=()):
+        if self.opts.plan_work:
+            limit = 1e6  # the work decides
+            extra = ('--work', str(self.opts.plan_work), *extra)
         proc, wall = run([self.cli, 'pipeline', *problem_args, '--plan', '--time-limit',
                           str(limit), '--json', *extra])
         if proc.returncode != 0:
@@ -149,6 +158,10 @@ class Bench:
         return path
 
 
+def planner_budget(b, limit):
+    return f'{b.opts.plan_work} nodes' if b.opts.plan_work else f'{limit:g} s'
+
+
 def fmt(v, digits=3):
     if v is None:
         return '-'
@@ -222,8 +235,8 @@ def random_dag(seed, ops, devices, microbatches=2):
 
 def section_dag(b):
     limit = b.opts.dag_limit
-    print(f'\n## dag: random operator DAGs, free placement, {limit:g} s each for the planner, '
-          f'CBC and HiGHS\n')
+    print(f'\n## dag: random operator DAGs, free placement, {planner_budget(b, limit)} for the '
+          f'planner, {limit:g} s for CBC and HiGHS\n')
     rows = []
     gaps = []
     beat_heft = beat_mip = proven = 0
@@ -299,7 +312,7 @@ PUBLISHED = ['GPipe', '1F1B', 'Interleaved1F1B', 'ZB-H1', 'ZB-H2', 'ZBV', 'DualP
 def section_pairs(b):
     limit = b.opts.pairs_limit
     print(f"\n## pairs: DualPipe's example (8 ranks, 20 micro-batches, F = B = W = 1, cap 9), "
-          f"{limit:g} s per cell\n")
+          f"{planner_budget(b, limit)} per cell\n")
     print('A bubble is makespan minus DualPipe\'s busy time on a device (largest over devices); '
           'half is reached when the planner\'s makespan is at most (DualPipe + least busy) / 2. '
           'Published: the best valid one of ' + ', '.join(PUBLISHED) + '.\n')
@@ -369,17 +382,20 @@ def section_mipsize(b):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument('--cli', default=os.path.join(ROOT, 'build/native/shardlab'))
-    ap.add_argument('--sections', default='equal,dag,dualpipe,mipsize')
+    ap.add_argument('--sections', default='equal,dag,dualpipe,mipsize,pairs')
     ap.add_argument('--quick', action='store_true', help='fewer instances')
     ap.add_argument('--mip-limit', type=float, default=60)
     ap.add_argument('--dag-limit', type=float, default=10)
     ap.add_argument('--dag-count', type=int, default=12)
     ap.add_argument('--dag-small', type=int, default=6, help='small DAGs after the large ones')
     ap.add_argument('--pairs-limit', type=float, default=20)
+    ap.add_argument('--plan-work', type=int, default=0,
+                    help='search nodes per planner run instead of its time limit (0: time)')
     opts = ap.parse_args()
     b = Bench(opts)
     print(f'# pipeline planner benchmark ({time.strftime("%Y-%m-%d %H:%M")}, '
-          f'{os.cpu_count()} cores, CLI {opts.cli})')
+          f'{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}, CLI {opts.cli}'
+          + (f', {opts.plan_work} nodes per planner run' if opts.plan_work else '') + ')')
     for name in opts.sections.split(','):
         {'equal': section_equal, 'dag': section_dag, 'dualpipe': section_dualpipe,
          'mipsize': section_mipsize, 'pairs': section_pairs}[name](b)

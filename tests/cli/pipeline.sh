@@ -215,32 +215,32 @@ check "CSV import table" "makespan 9" \
   "$("$shardlab" pipeline --stages 2 --microbatches 2 --import-csv ok.csv | sed -n 2p)"
 printf '0F0,0F1,0B0,0B1\n1F0,1X0,1F1,1B1\n' > bad_action.csv
 check "CSV bad action" \
-  'shardlab: bad_action.csv:2:5 (rank 1, step 1): "1X0": expected an action such as 2F0, 1I3, 0W3, 1B2 (B: a full backward) or (0F4;3B1)OVERLAP_F_B' \
+  'shardlab: bad_action.csv:2:5 (rank 1, step 1): expected an action such as 2F0, 1I3, 0W3, 1B2 (B: a full backward) or (0F4;3B1)OVERLAP_F_B, found "1X0"' \
   "$("$shardlab" pipeline --stages 2 --microbatches 2 --import-csv bad_action.csv 2>&1)"
 printf '0F0,0F1,0B0,0B1\n1F0,1B0,1F2,1B1\n' > bad_mb.csv
 check "CSV micro-batch out of range" \
-  'shardlab: bad_mb.csv:2:9 (rank 1, step 2): "1F2": micro-batch 2 is out of range (the problem has 2: 0..1)' \
+  'shardlab: bad_mb.csv:2:9 (rank 1, step 2): expected micro-batches 0..1 (the problem has 2), found "1F2"' \
   "$("$shardlab" pipeline --stages 2 --microbatches 2 --import-csv bad_mb.csv 2>&1)"
 printf '0F0,0F1,0B0,0B1\n1F0,1B0,0F1,1B1\n' > bad_rank.csv
 check "CSV stage on two ranks" \
-  'shardlab: bad_rank.csv:2:9 (rank 1, step 2): "0F1": stage 0 runs on rank 1 here but on rank 0 in "0F0" at line 1, column 1 (PyTorch puts each stage on one rank)' \
+  'shardlab: bad_rank.csv:2:9 (rank 1, step 2): expected stage 0 on rank 0, which runs it in "0F0" at line 1, column 1 (PyTorch puts each stage on one rank), found "0F1" on rank 1' \
   "$("$shardlab" pipeline --stages 2 --microbatches 2 --import-csv bad_rank.csv 2>&1)"
 printf '0F0,0F1,0B0,0B1\n1F0,1B0,1F1,1B1,1F1\n' > twice.csv
 check "CSV op twice" \
-  'shardlab: twice.csv:2:17 (rank 1, step 4): "1F1" runs the forward (F) of stage 1, micro-batch 1 a second time (first in "1F1" at line 2, column 9)' \
+  'shardlab: twice.csv:2:17 (rank 1, step 4): expected each computation once, found "1F1" running the forward (F) of stage 1, micro-batch 1 a second time (first in "1F1" at line 2, column 9)' \
   "$("$shardlab" pipeline --stages 2 --microbatches 2 --import-csv twice.csv 2>&1)"
 printf '0F0,0F1,0B0,0B1\n1F0,1B0,1F1\n' > short.csv
 check "CSV missing op" \
-  "shardlab: short.csv:2:12 (rank 1): the row never runs 1I1 (or 1B1), the input gradient (I) of stage 1, micro-batch 1" \
+  "shardlab: short.csv:2:12 (rank 1): expected 1I1 (or 1B1), the input gradient (I) of stage 1, micro-batch 1, on this row, found the end of the row" \
   "$("$shardlab" pipeline --stages 2 --microbatches 2 --import-csv short.csv 2>&1)"
 printf '0F0,0B0,0F1,0B1\n1B0,1F0,1F1,1B1\n' > deadlock.csv
 check "CSV deadlock" \
-  'shardlab: deadlock.csv:1:5 (rank 0, step 1): the schedule deadlocks here: "0B0" waits for "1B0" (line 2, column 1, rank 1) and no rank can move on' \
+  'shardlab: deadlock.csv:1:5 (rank 0, step 1): expected an order that can run, found a deadlock here: "0B0" waits for "1B0" (line 2, column 1, rank 1) and no rank can move on' \
   "$("$shardlab" pipeline --stages 2 --microbatches 2 --import-csv deadlock.csv 2>&1)"
 "$shardlab" pipeline --stages 2 --microbatches 2 --import-csv deadlock.csv 2>/dev/null
 check "CSV deadlock exit" 2 $?
 printf '0F0,0F1,0B0,0B1\n' > rows.csv
-check "CSV row count" "shardlab: rows.csv:2:1: the CSV ends after 1 row, but the problem has 2 devices: rank 1's row is missing (one row per rank)" \
+check "CSV row count" "shardlab: rows.csv:2:1: expected one row per rank, 2 for the problem's 2 devices, found 1 row (rank 1's row is missing)" \
   "$("$shardlab" pipeline --stages 2 --microbatches 2 --import-csv rows.csv 2>&1)"
 printf '0F0,0F1,0B0,0B1\n1F0,1B0,1F1,1B1\n' > capped.csv
 "$shardlab" pipeline --stages 2 --microbatches 2 --mem-cap 1 --import-csv capped.csv 2>err.txt
@@ -288,7 +288,7 @@ check "--csv-format value" \
 "$shardlab" pipeline --stages 2 --microbatches 3 --import-csv "$data/interleaved1f1b_2rank_3mb_comms.csv" --csv-format compute_only 2>err.txt
 check "comms CSV read as compute_only exit" 2 $?
 check "comms CSV read as compute_only" \
-  "shardlab: $data/interleaved1f1b_2rank_3mb_comms.csv:1:1 (rank 0, step 0): \"0UNSHARD\" is a communication action; a compute_only CSV holds F, I, W, B and OVERLAP_F_B cells (PyTorch refuses it too; this is the compute_comms form)" \
+  "shardlab: $data/interleaved1f1b_2rank_3mb_comms.csv:1:1 (rank 0, step 0): expected a compute_only cell (F, I, W, B or OVERLAP_F_B), found the communication action \"0UNSHARD\" (this is the compute_comms form; PyTorch refuses it as compute_only too)" \
   "$(cat err.txt)"
 
 # ---- the CSV reader on hostile files (issue 25) ----
@@ -299,18 +299,18 @@ csv_error() {  # csv_error LABEL EXPECTED FILE: the import's message, exit 2
 }
 printf 'rank 0,rank 1\n0F0,0F1,0B0,0B1\n1F0,1B0,1F1,1B1\n' > header.csv
 csv_error "CSV header row" \
-  'shardlab: header.csv:1:1 (rank 0, step 0): "rank 0": expected an action such as 2F0, 1I3, 0W3, 1B2 (B: a full backward) or (0F4;3B1)OVERLAP_F_B (PyTorch'"'"'s CSV has no header row: one row per rank, one cell per step)' header.csv
+  'shardlab: header.csv:1:1 (rank 0, step 0): expected an action such as 2F0, 1I3, 0W3, 1B2 (B: a full backward) or (0F4;3B1)OVERLAP_F_B, found "rank 0" (PyTorch'"'"'s CSV has no header row: one row per rank, one cell per step)' header.csv
 printf '0F0,0F1,0B0,0B1\n1F0,1B0,1F1,1B1\n' | iconv -f UTF-8 -t UTF-16 > utf16.csv
 csv_error "CSV in UTF-16" \
-  "shardlab: utf16.csv:1:1 (byte 0): the CSV is UTF-16 (it starts with the byte-order mark FF FE); PyTorch writes UTF-8, save it as UTF-8" utf16.csv
+  "shardlab: utf16.csv:1:1 (byte 0): expected UTF-8 text (PyTorch writes UTF-8; save the file as UTF-8), found a UTF-16 (little-endian) byte-order mark" utf16.csv
 printf '0F0,9F1,0B0,0B1\n1F0,1B0,1F1,1B1\n' > stage9.csv
 csv_error "CSV naming stage 9" \
-  'shardlab: stage9.csv:1:5 (rank 0, step 1): "9F1" names stage 9, so the schedule has stages 0..9, but no cell runs stage 2' stage9.csv
+  'shardlab: stage9.csv:1:5 (rank 0, step 1): expected a cell running each of stages 0..9 (the highest this CSV names), found "9F1" but no cell running stage 2' stage9.csv
 printf '\xef\xbb\xbf0F0,0F1,0B0,0B1\r\n1F0,1B0,1F1,1B1\r\n' > bom.csv
 check "CSV with a UTF-8 byte-order mark" "makespan 9" \
   "$("$shardlab" pipeline --stages 2 --microbatches 2 --import-csv bom.csv | sed -n 2p)"
 printf ',,,,\n,,,,\n' > empty_cells.csv
-csv_error "CSV of empty cells" "shardlab: empty_cells.csv:1:1: the CSV holds no computation (no F, I, W, B or OVERLAP_F_B cell)" empty_cells.csv
+csv_error "CSV of empty cells" "shardlab: empty_cells.csv:1:1: expected a computation (an F, I, W, B or OVERLAP_F_B cell), found none" empty_cells.csv
 # 24 million empty cells (24 MB) took 2.2 GB before; now the import's peak
 # memory, from a python parent, stays below three times the file. Release
 # build only: AddressSanitizer's own memory would swamp the figure.

@@ -4,7 +4,7 @@
 // must end in a schedule or a one-line Status naming the file, never a crash,
 // a hang or a sanitizer report; a CSV that reads must write back in both
 // forms and read again to the same makespan. Build and run:
-// tests/fuzz/run_csv.sh SECONDS.
+// tests/fuzz/run.sh csv SECONDS.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>

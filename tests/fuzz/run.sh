@@ -6,7 +6,7 @@
 # Needs: apt-get install clang libclang-rt-14-dev (CI runs the same targets
 # without libFuzzer: see tests/fuzz/driver.cpp).
 # Usage: tests/fuzz/run.sh [TARGET] [SECONDS] [extra libFuzzer flags...]
-#   TARGET: reader, problem, model or schedule (default reader).
+#   TARGET: reader, problem, model, schedule or csv (default reader).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 target="${1:-reader}"
@@ -41,7 +41,17 @@ case "$target" in
   problem) seed 0 examples/pipeline/*.json tests/cli/pipeline_bad_inputs/*.json "$heldout"/p_*.json ;;
   model) seed 0 examples/teach/*.json examples/teach/heldout/*.json "$heldout"/m_*.json ;;
   schedule) seed 3 tests/fuzz/seeds/schedule/*.json "$heldout"/s_*.json ;;
-  *) echo "run.sh: unknown target '$target' (reader, problem, model or schedule)"; exit 1 ;;
+  csv)  # the reference dumps and the held-out CSVs behind the two bytes that pick the problem
+    for f in tests/data/pytorch/*.csv "$heldout"/c_*.csv; do
+      [ -f "$f" ] || continue
+      devices=$(head -c 65536 "$f" | tr -d '\r' | grep -c . || true)
+      devices=$(( devices < 1 ? 1 : devices > 8 ? 8 : devices ))
+      for mb in 1 2 3 10; do
+        printf "\\$(printf '%03o' $((devices - 1)))\\$(printf '%03o' $((mb - 1)))" | cat - "$f" \
+          > "$corpus/$mb-$(basename "$f")"
+      done
+    done ;;
+  *) echo "run.sh: unknown target '$target' (reader, problem, model, schedule or csv)"; exit 1 ;;
 esac
 "$out/tests/${target}_fuzz" -max_total_time="$seconds" -max_len=65536 -timeout=10 -rss_limit_mb=2560 \
   -artifact_prefix="$findings/" -print_final_stats=1 "$@" "$corpus"

@@ -616,6 +616,152 @@ put("s_whole_garbage.json", S, "refuse", bytes(range(256)) * 10, SC)
 put("s_trailing_nul.json", S, "refuse", js(good) + b"\x00", SC)
 put("s_nan_time.json", S, "refuse", sraw(b'"start": 0,', b'"start": NaN,'), SC)
 
+# ------------------------------------------------------ PyTorch CSV files
+# `pipeline base_u22.json --import-csv FILE`: one row per rank, one cell per
+# step, "{stage}{action}{microbatch}" (F forward, B full backward, I input
+# gradient, W weight gradient), empty cells idle; the compute_comms form
+# adds UNSHARD, RESHARD, SEND_F, RECV_F, SEND_B, RECV_B, REDUCE_GRAD.
+C = "csv:base_u22.json"
+CC = "--csv-format compute_comms"
+good_csv = "0F0,0F1,0B0,0B1\r\n1F0,1B0,1F1,1B1\r\n"
+put("c_good.csv", C, "accept", good_csv)
+put("c_good_lf.csv", C, "accept", good_csv.replace("\r\n", "\n"))
+put("c_good_idle.csv", C, "accept", "0F0,0F1,,,0B0,,0B1\r\n,1F0,1B0,1F1,,1B1,\r\n")
+put("c_split_backward.csv", C, "accept", "0F0,0F1,0I0,0W0,0I1,0W1\n1F0,1I0,1F1,1I1,1W0,1W1\n")
+put("c_empty.csv", C, "refuse", b"")
+put("c_only_newlines.csv", C, "refuse", b"\n\n\n")
+put("c_header_row.csv", C, "refuse", "step0,step1,step2,step3\n" + good_csv)
+put("c_rank_column.csv", C, "refuse", "0,0F0,0F1,0B0,0B1\n1,1F0,1B0,1F1,1B1\n")
+put("c_utf16.csv", C, "refuse", "\ufeff" .encode("utf-16-le") + good_csv.encode("utf-16-le"))
+put("c_utf8_bom.csv", C, "either", b"\xef\xbb\xbf" + good_csv.encode())
+put("c_bad_utf8.csv", C, "refuse", b"0F0,0F1,0B0,0B\xff\n1F0,1B0,1F1,1B1\n")
+put("c_nul.csv", C, "refuse", b"0F0,0F1,0B0,0B1\n1F0,1B0\x00,1F1,1B1\n")
+put("c_stage_out.csv", C, "refuse", "0F0,0F1,0B0,0B1\n1F0,1B0,1F1,7B1\n")
+put("c_mb_out.csv", C, "refuse", "0F0,0F5,0B0,0B5\n1F0,1B0,1F1,1B1\n")
+put("c_negative.csv", C, "refuse", "0F0,0F1,0B0,0B1\n1F0,1B0,1F1,-1B1\n")
+put("c_action_x.csv", C, "refuse", "0F0,0X1,0B0,0B1\n1F0,1B0,1F1,1B1\n")
+put("c_action_lower.csv", C, "refuse", "0f0,0F1,0B0,0B1\n1F0,1B0,1F1,1B1\n")
+put("c_duplicate.csv", C, "refuse", "0F0,0F0,0F1,0B0,0B1\n1F0,1B0,1F1,1B1\n")
+put("c_missing_backward.csv", C, "refuse", "0F0,0F1,0B0\n1F0,1B0,1F1,1B1\n")
+put("c_missing_forward.csv", C, "refuse", "0F0,0B0,0B1\n1F0,1B0,1F1,1B1\n")
+put("c_three_rows.csv", C, "refuse", good_csv + "1F0\r\n")
+put("c_one_row.csv", C, "refuse", "0F0,0F1,0B0,0B1\n")
+put("c_spaces.csv", C, "either", "0F0, 0F1 ,0B0,0B1\n1F0,1B0,1F1,1B1\n")
+put("c_quoted.csv", C, "either", '"0F0","0F1",0B0,0B1\n1F0,1B0,1F1,1B1\n')
+put("c_unterminated_quote.csv", C, "refuse", '"0F0,0F1,0B0,0B1\n1F0,1B0,1F1,1B1\n')
+put("c_wrong_rank.csv", C, "refuse", "0F0,1F1,0B0,0B1\n1F0,1B0,0F1,1B1\n")
+put("c_deadlock.csv", C, "refuse", "0B0,0F0,0F1,0B1\n1F0,1B0,1F1,1B1\n")
+put("c_huge_mb.csv", C, "refuse", "0F0,0F99999999999999999999999,0B0,0B1\n1F0,1B0,1F1,1B1\n")
+put("c_huge_stage.csv", C, "refuse", "0F0,0F1,0B0,0B1\n1F0,1B0,1F1,99999999999999999999B1\n")
+put("c_long_cell.csv", C, "refuse", "0F0,0F1,0B0,0B1\n1F0,1B0,1F1,1B1" + "7" * 1000000 + "\n")
+put("c_many_empty_cells.csv", C, "either", "0F0,0F1,0B0,0B1" + "," * 30000000 + "\n1F0,1B0,1F1,1B1\n")
+put("c_many_rows.csv", C, "refuse", good_csv * 400000)
+put("c_mixed_line_ends.csv", C, "either", "0F0,0F1,0B0,0B1\r1F0,1B0,1F1,1B1\n")
+put("c_comms_as_compute.csv", C, "either",
+    "0F0,0SEND_F0,0F1,0SEND_F1,0RECV_B0,0B0,0RECV_B1,0B1\n"
+    "1RECV_F0,1F0,1B0,1SEND_B0,1RECV_F1,1F1,1B1,1SEND_B1\n")
+put("c_compute_as_comms.csv", C, "either", good_csv, CC)
+put("c_comms_send_no_recv.csv", C, "refuse",
+    "0F0,0SEND_F0,0F1,0SEND_F1,0RECV_B0,0B0,0RECV_B1,0B1\n"
+    "1F0,1B0,1SEND_B0,1RECV_F1,1F1,1B1,1SEND_B1\n", CC)
+put("c_comms_bad_token.csv", C, "refuse",
+    "0F0,0SEND_X0,0F1,0SEND_F1,0RECV_B0,0B0,0RECV_B1,0B1\n"
+    "1RECV_F0,1F0,1B0,1SEND_B0,1RECV_F1,1F1,1B1,1SEND_B1\n", CC)
+put("c_tabs.csv", C, "refuse", "0F0\t0F1\t0B0\t0B1\n1F0\t1B0\t1F1\t1B1\n")
+put("c_semicolons.csv", C, "refuse", "0F0;0F1;0B0;0B1\n1F0;1B0;1F1;1B1\n")
+put("c_trailing_garbage.csv", C, "refuse", "0F0,0F1x,0B0,0B1\n1F0,1B0,1F1,1B1\n")
+put("c_w_without_i.csv", C, "refuse", "0F0,0F1,0W0,0B0,0B1\n1F0,1B0,1F1,1B1\n")
+put("c_i_and_b.csv", C, "refuse", "0F0,0F1,0I0,0B0,0B1\n1F0,1B0,1F1,1B1\n")
+put("c_no_mb.csv", C, "refuse", "0F0,0F,0B0,0B1\n1F0,1B0,1F1,1B1\n")
+put("c_no_stage.csv", C, "refuse", "0F0,F1,0B0,0B1\n1F0,1B0,1F1,1B1\n")
+put("c_fraction.csv", C, "refuse", "0F0,0F1.5,0B0,0B1\n1F0,1B0,1F1,1B1\n")
+put("c_plus.csv", C, "refuse", "+0F0,0F1,0B0,0B1\n1F0,1B0,1F1,1B1\n")
+put("c_exponent.csv", C, "refuse", "0F0,0F1e0,0B0,0B1\n1F0,1B0,1F1,1B1\n")
+put("c_overlap_bare.csv", C, "refuse", "0F0,OVERLAP_F_B,0B0,0B1\n1F0,1B0,1F1,1B1\n")
+put("c_json_instead.csv", C, "refuse", js(base_u22))
+put("c_gzip.csv", C, "refuse", b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03" + bytes(range(64)))
+put("c_binary.csv", C, "refuse", bytes(range(256)) * 40)
+put("c_digits_only.csv", C, "refuse", "00,0F1,0B0,0B1\n1F0,1B0,1F1,1B1\n")
+put("c_control_char.csv", C, "refuse", "0F0,0F1,0B0,0B1\n1F0,1B\x070,1F1,1B1\n")
+
+# ------------------------------------------------------ plan-lab inputs
+# `plan MODEL --gpus 8 --global-batch 16 [--cluster FILE]`: cluster files
+# and Hugging Face config.json files, read by the plan lab.
+L = "cluster"
+H = "hfconfig"
+cluster = {"nodes": 1, "gpus_per_node": 8,
+           "gpu": {"name": "A100-80GB", "peak_tflops": 312, "memory_GB": 80},
+           "intra_node": {"bandwidth_GBps": 300, "latency_us": 5},
+           "inter_node": {"bandwidth_GBps": 25, "latency_us": 10}}
+
+
+def cl_with(path, value):
+    d = json.loads(json.dumps(cluster))
+    node = d
+    for k in path[:-1]:
+        node = node[k]
+    if value is None:
+        node.pop(path[-1])
+    else:
+        node[path[-1]] = value
+    return d
+
+
+put("l_good.json", L, "accept", js(cluster))
+put("l_empty.json", L, "refuse", b"")
+put("l_array.json", L, "refuse", b"[]")
+put("l_no_gpu.json", L, "refuse", js(cl_with(["gpu"], None)))
+put("l_zero_nodes.json", L, "refuse", js(cl_with(["nodes"], 0)))
+put("l_huge_nodes.json", L, "refuse", js(cl_with(["nodes"], 10 ** 12)))
+put("l_frac_gpus.json", L, "refuse", js(cl_with(["gpus_per_node"], 2.5)))
+put("l_negative_bw.json", L, "refuse", js(cl_with(["intra_node", "bandwidth_GBps"], -300)))
+put("l_zero_bw.json", L, "refuse", js(cl_with(["inter_node", "bandwidth_GBps"], 0)))
+put("l_string_tflops.json", L, "refuse", js(cl_with(["gpu", "peak_tflops"], "312")))
+put("l_tiny_memory.json", L, "refuse", js(cl_with(["gpu", "memory_GB"], 0)))
+put("l_typo_key.json", L, "refuse", js(cl_with(["gpu", "memory_gb"], 80)))
+put("l_unknown_gpu.json", L, "either", js(cl_with(["gpu", "name"], "Z9000")))
+put("l_bad_utf8_name.json", L, "refuse",
+    js(cluster).replace(b"A100-80GB", b"A100\xc3\x28"))
+put("l_duplicate_key.json", L, "refuse", b'{"nodes": 1, "nodes": 2}')
+put("l_efficiency_over_one.json", L, "refuse", js(cl_with(["gpu", "matmul_efficiency"], 1.5)))
+put("l_nan.json", L, "refuse", js(cluster).replace(b"312", b"NaN"))
+put("l_truncated.json", L, "refuse", js(cluster)[:-20])
+hf = {"model_type": "llama", "hidden_size": 4096, "intermediate_size": 11008,
+      "num_attention_heads": 32, "num_key_value_heads": 32, "num_hidden_layers": 32,
+      "vocab_size": 32000, "max_position_embeddings": 4096, "tie_word_embeddings": False}
+
+
+def hf_with(**kw):
+    d = dict(hf)
+    for k, v in kw.items():
+        if v is None:
+            d.pop(k)
+        else:
+            d[k] = v
+    return d
+
+
+put("h_good.json", H, "accept", js(hf))
+put("h_unknown_family.json", H, "refuse", js(hf_with(model_type="bert")))
+put("h_no_hidden.json", H, "refuse", js(hf_with(hidden_size=None)))
+put("h_zero_layers.json", H, "refuse", js(hf_with(num_hidden_layers=0)))
+put("h_heads_not_dividing.json", H, "refuse", js(hf_with(num_attention_heads=30)))
+put("h_kv_not_dividing.json", H, "refuse", js(hf_with(num_key_value_heads=5)))
+put("h_huge_hidden.json", H, "refuse", js(hf_with(hidden_size=2 ** 40, num_attention_heads=2 ** 20,
+                                                 num_key_value_heads=2 ** 20)))
+put("h_huge_vocab.json", H, "refuse", js(hf_with(vocab_size=2 ** 62)))
+put("h_negative_inter.json", H, "refuse", js(hf_with(intermediate_size=-1)))
+put("h_string_layers.json", H, "refuse", js(hf_with(num_hidden_layers="32")))
+put("h_float_hidden.json", H, "refuse", js(hf_with(hidden_size=4096.5)))
+put("h_moe_no_experts.json", H, "refuse", js(hf_with(model_type="mixtral", num_local_experts=0,
+                                                    num_experts_per_tok=2)))
+put("h_moe_topk_over.json", H, "refuse", js(hf_with(model_type="mixtral", num_local_experts=8,
+                                                   num_experts_per_tok=9)))
+put("h_bom.json", H, "either", b"\xef\xbb\xbf" + js(hf))
+put("h_bad_utf8.json", H, "refuse", js(hf).replace(b"llama", b"lla\xffma"))
+put("h_array.json", H, "refuse", b"[1, 2, 3]")
+put("h_deep.json", H, "refuse", b"[" * 100000 + b"]" * 100000)
+
 # ---------------------------------------------------------- special files
 put("x_directory", "special:dir", "refuse", b"")
 put("x_missing", "special:missing", "refuse", b"")

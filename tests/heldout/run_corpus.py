@@ -6,11 +6,12 @@
 # message (file, line:column, byte, expected, found; or for special files
 # the file and the system's reason) or a vague one.
 # Usage: run_corpus.py SHARDLAB CORPUS_DIR [--asan] [--out RESULTS.tsv]
-#        [--record EXPECTED.tsv | --expected EXPECTED.tsv]
+#        [--record EXPECTED.tsv | --expected EXPECTED.tsv] [--strict]
 # Files are named relative to CORPUS_DIR (the command runs there), so the
 # messages are the same wherever the corpus is written. --record writes each
 # case's exit code and exact stderr; --expected compares with such a file
-# and exits 1 on any difference (the regression test, tests/cli/heldout.sh).
+# and exits 1 on any difference. --strict exits 1 on any crash, hang, out of
+# memory, wrong acceptance or refusal, or vague message (tests/cli/heldout.sh).
 import os
 import re
 import resource
@@ -23,6 +24,7 @@ corpus = os.path.abspath(sys.argv[2])
 record_path = sys.argv[sys.argv.index("--record") + 1] if "--record" in sys.argv else None
 expected_path = sys.argv[sys.argv.index("--expected") + 1] if "--expected" in sys.argv else None
 asan = "--asan" in sys.argv
+strict = "--strict" in sys.argv
 results_path = sys.argv[sys.argv.index("--out") + 1] if "--out" in sys.argv else None
 # A hang is a run that spends more than CPU_LIMIT_S of processor time
 # (RLIMIT_CPU; SIGXCPU ends it), so that a machine shared with other builds
@@ -38,8 +40,12 @@ CLEAN = re.compile(
 # A fault of the whole file (its size): the file, expected and found.
 WHOLE_FILE = re.compile(r"^shardlab: (?:pipeline: |teach: )?[^\s:]+: expected .+ of at most \d+ "
                         r"bytes.*, found (?:more than )?\d+ bytes.*$")
+# A PyTorch CSV's cell or row: the file, line:column, the rank and step (or
+# the byte, for a fault of the bytes), expected and found.
+CSV_CLEAN = re.compile(r"^shardlab: (?:pipeline: )?[^\s:]+:\d+:\d+(?: \((?:byte \d+|rank \d+(?:, step \d+)?)\))?: "
+                       r"expected .+, found .+$")
 # A command-line value: the flag as written, expected and found.
-FLAG = re.compile(r"^shardlab: (?:pipeline: |teach: )?--\S+ \S+: expected .+, found .+$")
+FLAG = re.compile(r"^shardlab: (?:pipeline: |teach: )?--\S+(?: \S+)?: expected .+, found .+$")
 SPECIAL = re.compile(r"^shardlab: (?:pipeline: |teach: )?(?P<file>[^\s:]+): .+$")
 # A schedule that reads but breaks a rule (exit 3): the checker's finding at
 # the entry it is about.
@@ -81,6 +87,14 @@ def command(name, kind, args):
         return [shardlab, "pipeline", path] + extra
     if kind == "model":
         return [shardlab, "teach", path] + extra
+    if kind == "cluster":
+        return [shardlab, "plan", "llama3-8b", "--cluster", path, "--gpus", "8", "--global-batch",
+                "16", "--time-limit", "2", "--no-alternatives", "--no-sizing"] + extra
+    if kind == "hfconfig":
+        return [shardlab, "plan", path, "--gpus", "8", "--global-batch", "16", "--time-limit",
+                "2", "--no-alternatives", "--no-sizing"] + extra
+    if kind.startswith("csv:"):
+        return [shardlab, "pipeline", kind.split(":", 1)[1], "--import-csv", path] + extra
     base = kind.split(":", 1)[1]
     return [shardlab, "pipeline", base, "--check", path] + extra
 
@@ -137,6 +151,8 @@ def classify(kind, expect, code, out, err, rss, size):
         and "\ufffd" not in lines[0]
     if schedule and code == 3:
         return ("checker-clean" if one and CHECKER.match(lines[0]) else "checker-vague"), text
+    if one and kind.startswith("csv:") and CSV_CLEAN.match(lines[0]):
+        return "clean", text
     if one and (CLEAN.match(lines[0]) or WHOLE_FILE.match(lines[0]) or FLAG.match(lines[0])):
         return "clean", text
     if one and kind.startswith("special") and SPECIAL.match(lines[0]):
@@ -175,6 +191,15 @@ def main():
         good = counts.get("clean", 0) + counts.get("checker-clean", 0)
         print(f"with the checker's refusals of schedules (exit 3): {good}/{refusals + checked} = "
               f"{100.0 * good / (refusals + checked):.1f}% positioned on one line")
+    if strict:
+        bad = ("crash", "hang", "oom", "wrong-accept", "wrong-refuse", "vague", "checker-vague")
+        failed = [r for r in out_rows if r[1] in bad]
+        for r in failed:
+            print(f"FAIL {r[0]}: {r[1]} (exit {r[2]}) {r[5]}")
+        print(f"held-out corpus: {len(rows)} cases, {len(failed)} crashes, hangs, out-of-memory, "
+              f"wrong acceptances or refusals, or vague messages")
+        if failed:
+            sys.exit(1)
     if results_path:
         with open(results_path, "w") as f:
             for r in out_rows:

@@ -271,6 +271,74 @@ TEST_CASE("pipeline plan: optimum and bounds match brute force on tiny random pr
   CHECK(infeasible < checked);
 }
 
+TEST_CASE("pipeline plan: bounds never exceed a published schedule that fits (pairs, delays)") {
+  // Random stage problems on 2 or 4 devices with 2 to 8 micro-batches, with and
+  // without F&B times that gain, delays and caps: for every published
+  // schedule that applies and fits, the root bound of its own placement and
+  // the planner's bound (the least over placements, after some work) are
+  // at most its simulated makespan, and the planner's schedule is never
+  // worse than the best of them.
+  const char* names[] = {"GPipe", "1F1B",     "Interleaved1F1B", "ZB-H1",  "ZB-H2",
+                         "ZBV",   "DualPipe", "DualPipeV",       "Chimera"};
+  Rng rng(24);
+  int32_t checked = 0, paired = 0, tight = 0;
+  for (int32_t trial = 0; trial < 24; ++trial) {
+    Problem problem;
+    problem.devices = 2 + static_cast<int32_t>(rng.below(2)) * 2;
+    problem.microbatches = 2 + static_cast<int32_t>(rng.below(7));
+    problem.uniform = false;
+    const bool with_pairs = rng.below(2) == 1;
+    for (int32_t s = 0; s < problem.devices; ++s) {
+      StageSpec st;
+      st.f = 0.5 + 0.5 * static_cast<double>(rng.below(3));
+      st.b = 0.5 + 0.5 * static_cast<double>(rng.below(3));
+      st.w = 0.5 * static_cast<double>(rng.below(3));
+      st.keep = rng.below(2) ? 0.5 : 0;
+      if (with_pairs) st.fb = std::max(st.f, st.b + st.w) + 0.25 * rng.below(3);
+      problem.stages.push_back(st);
+    }
+    problem.comm = 0.25 * static_cast<double>(rng.below(3));
+    if (rng.below(2)) problem.mem_cap.assign(problem.devices, problem.devices + 1 + rng.below(3));
+    INFO("trial " << trial << ": " << problem_json(problem, -1));
+    PlannerOptions options;
+    options.seed = 1 + trial;
+    Planner planner(problem, options);
+    REQUIRE_MESSAGE(planner.status().is_ok(), planner.status().message());
+    for (int32_t k = 0; k < 20 && !planner.finished(); ++k) planner.step(1000);
+    double best_published = -1;
+    for (const char* name : names) {
+      Result<Generated> gen = generate(problem, name);
+      if (!gen.is_ok()) continue;
+      const Expansion& e = gen.value().expansion;
+      Result<Timeline> t = simulate(e, gen.value().order);
+      if (!t.is_ok() || !check_schedule(e, t.value()).valid) continue;
+      const int64_t makespan = measure(e, t.value()).makespan;
+      Result<PlanGraph> g = plan_graph_of(e);
+      REQUIRE(g.is_ok());
+      INFO(name << " makespan " << makespan << " ticks of 1/" << e.time_scale);
+      paired += g.value().any_pairs;
+      const int64_t bound = root_bound(g.value());
+      CHECK(bound <= makespan);
+      tight += bound == makespan;
+      const double units = static_cast<double>(makespan) / static_cast<double>(e.time_scale);
+      CHECK(planner.lower_bound() <= units + 1e-9);
+      if (best_published < 0 || units < best_published) best_published = units;
+      ++checked;
+    }
+    if (best_published >= 0) {
+      REQUIRE(planner.best_makespan() >= 0);
+      CHECK(planner.best_makespan() <= best_published + 1e-9);
+    }
+    if (planner.best_makespan() >= 0) CHECK(planner.lower_bound() <= planner.best_makespan());
+  }
+  // The test must compare something, pairs included, and some published
+  // schedules are optimal with the bound at their makespan (so a bound one
+  // tick too high fails).
+  CHECK(checked > 60);
+  CHECK(paired > 10);
+  CHECK(tight > 5);
+}
+
 TEST_CASE("pipeline plan: equal times with cap p are proven optimal") {
   // With m >= p the last device's head and load meet ZB-H1's makespan
   // (p-1)F + m(F+B+W); with m < p one micro-batch's round trip dominates.

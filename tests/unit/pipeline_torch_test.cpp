@@ -256,40 +256,59 @@ TEST_CASE("pipeline torch: the reader's messages") {
   CHECK(read_pytorch_csv(two, "s.csv", ok).is_ok());
   CHECK(read_pytorch_csv(two, "s.csv", "\xEF\xBB\xBF" + ok).is_ok());  // a UTF-8 byte-order mark
   CHECK(error("rank,step\r\n" + ok) ==
-        "s.csv:1:1 (rank 0, step 0): \"rank\": expected an action such as 2F0, 1I3, 0W3, 1B2 (B: "
-        "a full backward) or (0F4;3B1)OVERLAP_F_B (PyTorch's CSV has no header row: one row per "
-        "rank, one cell per step)");
+        "s.csv:1:1 (rank 0, step 0): expected an action such as 2F0, 1I3, 0W3, 1B2 (B: a full "
+        "backward) or (0F4;3B1)OVERLAP_F_B, found \"rank\" (PyTorch's CSV has no header row: one "
+        "row per rank, one cell per step)");
   CHECK(error(std::string("\xFF\xFE", 2) + "0\0F\0", std::nullopt) ==
-        "s.csv:1:1 (byte 0): the CSV is UTF-16 (it starts with the byte-order mark FF FE); "
-        "PyTorch writes UTF-8, save it as UTF-8");
+        "s.csv:1:1 (byte 0): expected UTF-8 text (PyTorch writes UTF-8; save the file as UTF-8), "
+        "found a UTF-16 (little-endian) byte-order mark");
   CHECK(error(std::string("0\0F\0", 4)) ==
-        "s.csv:1:2 (byte 1): a NUL byte: the file is binary or UTF-16 without a byte-order mark, "
-        "not a UTF-8 CSV (0x00)");
-  CHECK(error("0F0,0F\xC3(\r\n") == "s.csv:1:7 (byte 6): invalid UTF-8 (0xC3)");
+        "s.csv:1:1 (byte 0): expected UTF-8 text (PyTorch writes UTF-8; save the file as UTF-8), "
+        "found UTF-16 (little-endian) text (every other byte is 0x00)");
+  CHECK(error(std::string("0F0,\0", 5)) ==
+        "s.csv:1:5 (byte 4): expected UTF-8 text (PyTorch writes UTF-8; save the file as UTF-8), "
+        "found a NUL byte (0x00): the file is binary or UTF-16 without a byte-order mark");
+  CHECK(error("0F0,0F\xC3(\r\n") ==
+        "s.csv:1:7 (byte 6): expected UTF-8 text (PyTorch writes UTF-8; save the file as UTF-8), "
+        "found the bytes 0xc3 0x28 (an incomplete UTF-8 character)");
   CHECK(error("0F0,0F1,0B0,0B1\r\n1F0,1B0,1F1,1B1\r\n2F0\r\n") ==
-        "s.csv:3:1 (rank 2): a row for rank 2, but the problem has 2 devices (ranks 0..1): the "
-        "CSV holds one row per rank");
+        "s.csv:3:1 (rank 2): expected one row per rank, 2 for the problem's 2 devices (ranks "
+        "0..1), found a row for rank 2");
+  // Blank lines after the last rank are not rows; a row after them is.
+  CHECK(read_pytorch_csv(two, "s.csv", ok + "\r\n\n\r\n").is_ok());
+  CHECK(error(ok + "\r\n\n2F0\r\n") ==
+        "s.csv:5:1 (rank 4): expected one row per rank, 2 for the problem's 2 devices (ranks "
+        "0..1), found a row for rank 4");
   CHECK(error("0F0,0F1,0B0,0B1\r\n") ==
-        "s.csv:2:1: the CSV ends after 1 row, but the problem has 2 devices: rank 1's row is "
-        "missing (one row per rank)");
+        "s.csv:2:1: expected one row per rank, 2 for the problem's 2 devices, found 1 row (rank "
+        "1's row is missing)");
   CHECK(error("0F0,9F0\r\n1F0\r\n") ==
-        "s.csv:1:5 (rank 0, step 1): \"9F0\" names stage 9, so the schedule has stages 0..9, but "
-        "no cell runs stage 2");
+        "s.csv:1:5 (rank 0, step 1): expected a cell running each of stages 0..9 (the highest "
+        "this CSV names), found \"9F0\" but no cell running stage 2");
   // A quoted cell may hold line breaks; the message stays on one line.
   CHECK(error("\"1\r\n\x01"
               "F\"\r\n") ==
-        "s.csv:1:1 (rank 0, step 0): \"1\\r\\n\\x01F\": expected an action such as 2F0, 1I3, 0W3, "
-        "1B2 (B: a full backward) or (0F4;3B1)OVERLAP_F_B");
+        "s.csv:1:1 (rank 0, step 0): expected an action such as 2F0, 1I3, 0W3, 1B2 (B: a full "
+        "backward) or (0F4;3B1)OVERLAP_F_B, found \"1\\r\\n\\u0001F\"");
   CHECK(error("0F0,0F1,0BW0\r\n1F0\r\n") ==
-        "s.csv:1:9 (rank 0, step 2): \"0BW0\": not an action in PyTorch's vocabulary since 2.5 (F, "
-        "I = input gradient, W, B = full backward); older releases wrote BW for a full backward "
-        "and B for the input gradient");
+        "s.csv:1:9 (rank 0, step 2): expected an action in PyTorch's vocabulary since 2.5 (F, I "
+        "= input gradient, W, B = full backward; older releases wrote BW for a full backward and "
+        "B for the input gradient), found \"0BW0\"");
+  CHECK(error("0F0,0F,0B0,0B1\r\n1F0\r\n") ==
+        "s.csv:1:5 (rank 0, step 1): expected F with its micro-batch, e.g. 0F0, found \"0F\"");
   CHECK(error("0F0,0F1,0B0,0B1\r\n1F0,1I0,1F1,1B1,1W0,1B0\r\n") ==
-        "s.csv:2:21 (rank 1, step 5): \"1B0\" runs the input gradient (I) of stage 1, micro-batch "
-        "0 a second time (first in \"1I0\" at line 2, column 5)");
+        "s.csv:2:21 (rank 1, step 5): expected each computation once, found \"1B0\" running the "
+        "input gradient (I) of stage 1, micro-batch 0 a second time (first in \"1I0\" at line 2, "
+        "column 5)");
+  CHECK(error("0F0,0F1,0B0,0B1\r\n1F0,1B0,1F1\r\n") ==
+        "s.csv:2:12 (rank 1): expected 1I1 (or 1B1), the input gradient (I) of stage 1, "
+        "micro-batch 1, on this row, found the end of the row");
+  CHECK(error("0B0,0F0,0F1,0B1\r\n1F0,1B0,1F1,1B1\r\n") ==
+        "s.csv:1:1 (rank 0, step 0): expected an order that can run, found a deadlock here: "
+        "\"0B0\" waits for \"1B0\" (line 2, column 5, rank 1) and no rank can move on");
   CHECK(error("0F0,0F1,0B0,0B1\r\n1F0,1B0,1F1,1B1\r\n", CsvFormat::kComputeComms) ==
-        "s.csv:1:9 (rank 0, step 2): \"0B0\" comes before its input: no \"0RECV_B0\" earlier on "
-        "rank 0's row (PyTorch's runtime stops here: computing before receiving input)");
+        "s.csv:1:9 (rank 0, step 2): expected \"0RECV_B0\" earlier on rank 0's row, found \"0B0\" "
+        "before its input (PyTorch's runtime stops here: computing before receiving input)");
 }
 
 }  // namespace

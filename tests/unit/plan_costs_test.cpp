@@ -1,9 +1,9 @@
 // The plan lab's engine on its production costs (model_costs.h) for the
 // GPT presets of Narayanan et al.'s Table 1 on dgx-a100-80gb: the memory
-// the step model reports equals ZeRO's formulas and Korthikanti's per-layer
-// bytes exactly; the certified bound stays below every plan's simulated step
-// time; a --fix of a published row reproduces its configuration; PlanRun's
-// steps give plan_with_costs's answer.
+// the step model reports equals ZeRO's formulas, ZeRO-3's two gathered
+// parts and Korthikanti's per-layer bytes exactly; the certified bound stays below every plan's
+// simulated step time; a --fix of a published row reproduces its configuration; PlanRun's steps
+// give plan_with_costs's answer.
 #include <doctest/doctest.h>
 
 #include <string>
@@ -87,12 +87,58 @@ TEST_CASE("plan costs: memory fields equal ZeRO's and Korthikanti's formulas exa
             CHECK(mem.parameters == want[zero][0]);
             CHECK(mem.gradients == want[zero][1]);
             CHECK(mem.optimizer == want[zero][2]);
+            // ZeRO-3 gathers the part running and the one prefetched in
+            // full: on this one stage the embedding and a layer, the two
+            // largest ((V + s) h and 12 h^2 + 13 h), 2 bytes each.
+            const ParameterCounts pc = parameter_counts(m);
+            CHECK(mem.gathered_parameters == (zero == 3 ? 2 * (pc.embedding + pc.per_layer) : 0));
+          } else if (zero < 3) {
+            CHECK(mem.gathered_parameters == 0);
           }
-          CHECK(mem.peak == mem.parameters + mem.gradients + mem.optimizer + mem.activations);
+          CHECK(mem.peak == mem.parameters + mem.gradients + mem.optimizer +
+                                mem.gathered_parameters + mem.activations);
         }
       }
     }
   }
+}
+
+TEST_CASE("plan costs: ZeRO-3 holds the running and the prefetched part in full, per device") {
+  // gpt-7.5b (h 4096, 36 layers) on 128 GPUs, t = 1, four stages of 9 layers,
+  // d = 32: each device holds its two largest parts gathered, 2 bytes a
+  // parameter. The first stage: the embedding ((V + s) h) and a layer
+  // (12 h^2 + 13 h); a middle one: two layers; the last: a layer and the
+  // head (the tied word embeddings' copy V h and the final norm's 2 h).
+  Setup s = setup("gpt-7.5b", 128, 512);
+  const Transformer& m = s.model.transformer;
+  const ParameterCounts pc = parameter_counts(m);
+  Plan p;
+  p.tp = 1;
+  p.pp = 4;
+  p.dp = 32;
+  p.zero = 3;
+  p.schedule = "1F1B";
+  p.recompute = Recompute::kFull;
+  p.microbatch_size = 1;
+  p.microbatches = 512 / 32;
+  p.stage_layers = {9, 9, 9, 9};
+  Result<StepResult> r = evaluate(p, s.costs.get(), s.cluster, s.training);
+  REQUIRE(r.is_ok());
+  const std::vector<DeviceStep>& d = r.value().devices;
+  REQUIRE(d.size() == 4);
+  const int64_t h = m.hidden;
+  CHECK(d[0].memory.gathered == 2 * (pc.embedding + pc.per_layer));
+  CHECK(d[1].memory.gathered == 2 * (2 * pc.per_layer));
+  CHECK(d[2].memory.gathered == 2 * (2 * pc.per_layer));
+  CHECK(d[3].memory.gathered == 2 * (m.vocab * h + 2 * h + pc.per_layer));
+  const MemoryReport& worst = r.value().memory;
+  CHECK(worst.gathered_parameters == d[worst.device].memory.gathered);
+  CHECK(worst.peak == d[worst.device].memory.total());
+  // ZeRO-1: nothing gathered.
+  p.zero = 1;
+  Result<StepResult> one = evaluate(p, s.costs.get(), s.cluster, s.training);
+  REQUIRE(one.is_ok());
+  for (const DeviceStep& dev : one.value().devices) CHECK(dev.memory.gathered == 0);
 }
 
 TEST_CASE("plan costs: the bound is below every plan's simulated step time") {
@@ -165,9 +211,17 @@ TEST_CASE("plan run: its steps give plan_with_costs's answer, and progress repor
   REQUIRE(run.status().is_ok());
   int64_t steps = 0;
   bool saw_alternatives = false;
+  CHECK(!run.evaluated());
+  CHECK(!run.snapshot().found);
+  PlanResult early;
   while (!run.finished()) {
     run.step();
     ++steps;
+    // The first moment the plan is evaluated: the page shows this snapshot.
+    if (run.evaluated() && !early.found) {
+      early = run.snapshot();
+      CHECK(early.alternatives.empty());
+    }
     const Progress p = run.progress(0);
     const Counters::Entry* phase = p.counters.find("phase");
     REQUIRE(phase != nullptr);
@@ -186,6 +240,12 @@ TEST_CASE("plan run: its steps give plan_with_costs's answer, and progress repor
   CHECK(stepped.sizing.smallest_gpus == once.sizing.smallest_gpus);
   CHECK(plan_json(stepped).size() > 0);
   CHECK(last.incumbent == stepped.best.step_time_s);
+  // The snapshot taken before the why-not rows holds the final plan.
+  REQUIRE(early.found);
+  CHECK(plan_summary(early.best.plan) == plan_summary(stepped.best.plan));
+  CHECK(early.best.plan.stage_layers == stepped.best.plan.stage_layers);
+  CHECK(early.best.step_time_s == stepped.best.step_time_s);
+  CHECK(early.lower_bound_s == stepped.lower_bound_s);
   // A bad fix: the status at once, finished, nothing to step.
   Result<Fix> bad = parse_fix("tp=3");
   REQUIRE(bad.is_ok());

@@ -20,7 +20,7 @@ test('numbers print as the core gives them, without float noise', () => {
   assert.equal(R.num(31.2), '31.2');
   assert.equal(R.num(7.199999999999999), '7.2');
   assert.equal(R.num(0.1 + 0.2), '0.3');
-  assert.equal(R.num(123456.789), '123456.789');
+  assert.equal(R.num(123456.789), '123,456.789');
   assert.equal(R.num(null), '\u2013');
   assert.equal(R.percent(0.3333333), '33.3%');
   assert.equal(R.percent(0.0004), '0.040%');

@@ -17,6 +17,8 @@
 //   error     the last action failed; [data-testid=pl-error] gives the
 //             core's message, and the previous view stays
 // data-computed counts finished problem computations (tests wait on it).
+import {showLinkProblems} from '../link_notice.mjs';
+
 import {compareRows, CompareTable} from './compare.mjs';
 import {FILES, PRESETS} from './examples.mjs';
 import * as exports from './exports.mjs';
@@ -539,7 +541,7 @@ function wire() {
   plan = new PlanPanel({
     section: app.section,
     sessions: app.sessions,
-    problem: () => (app.problemText ? {key: app.key} : null),
+    problem: () => (app.problemText ? {key: app.key, normalized: app.normalized} : null),
     bestGenerated,
     onSchedule,
     // A run's status, unless the problem changed under it (which stopped it).
@@ -560,11 +562,8 @@ export async function mount(section, shell, params) {
   wire();
   let link = null;
   if ([...params.keys()].length) {
-    try {
-      link = await decodePipeline(params);
-    } catch (error) {
-      showError(`This link cannot be read: ${error.message}`);
-    }
+    link = await decodePipeline(params);
+    showLinkProblems(section, link.problems);
   }
   try {
     const ready = await app.sessions.ready();

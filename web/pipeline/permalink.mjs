@@ -7,8 +7,12 @@
 //   plan=DEFLATED             the planned schedule, when it packs small enough
 //   t=S  mip=1  pp=PLACEMENT  planner time limit; MIP mode chosen; planner placement
 //   z=T0,T1  mem=0            the zoomed time range; memory tracks hidden
-// Pure module: tests/web/pipeline_permalink.test.mjs checks round trips.
+// Every key or value that cannot be applied is named in `problems`; ex= takes
+// only the bundled examples (examples.mjs). Pure module:
+// tests/web/pipeline_permalink.test.mjs checks round trips.
 import {deflate, fromBase64Url, inflate, toBase64Url} from '../state.mjs';
+
+import {FILES, PRESETS} from './examples.mjs';
 
 // Form field -> fragment key ('v' is the fragment's version, so chunks are 'ch').
 export const PARAM_KEYS = Object.freeze(
@@ -77,34 +81,81 @@ function numberOrNull(text) {
   return Number.isFinite(v) ? v : null;
 }
 
+export const PIPELINE_KEYS = Object.freeze(
+    [...Object.values(PARAM_KEYS), 'ex', 'pj', 's', 'vs', 'plan', 't', 'mip', 'pp', 'z', 'mem']);
+export const EXAMPLE_NAMES =
+    Object.freeze([...PRESETS.map((preset) => preset.id), ...FILES.map(([name]) => name)]);
+
+const shown = (key, value) => `${key}=${value.length > 60 ? `${value.slice(0, 57)}...` : value}`;
+
 /**
  * Reads the lab's keys (URLSearchParams without v and lab) into
  * {params, example, problemText, schedule, compare, plan, timeS, mip, zoom,
- * memory}; params holds only the parameter keys present (numbers or null).
- * plan is the expanded schedule JSON object, or null.
+ * memory, problems}; params holds only the parameter keys present (numbers
+ * or null). plan is the expanded schedule JSON object, or null. problems
+ * names, one sentence each, every key or value left out: keys the lab does
+ * not have, numbers that are not numbers, examples that are not bundled,
+ * packed data that cannot be read.
  */
 export async function decodePipeline(p) {
+  const problems = [];
+  const bad = (key, why) => problems.push(`${shown(key, p.get(key))}: ${why}; not applied`);
+  for (const key of new Set(p.keys())) {
+    if (!PIPELINE_KEYS.includes(key)) {
+      problems.push(`${shown(key, p.get(key))}: the pipeline lab has no key '${key}'; ignored`);
+    }
+  }
   const params = {};
   for (const [field, key] of Object.entries(PARAM_KEYS)) {
-    if (p.has(key)) params[field] = numberOrNull(p.get(key));
+    if (!p.has(key)) continue;
+    params[field] = numberOrNull(p.get(key));
+    if (params[field] === null && p.get(key) !== '') bad(key, 'not a number');
   }
   let zoom = null;
   if (p.has('z')) {
     const [a, b] = p.get('z').split(',').map(Number);
-    if (Number.isFinite(a) && Number.isFinite(b) && b > a) zoom = [a, b];
+    if (Number.isFinite(a) && Number.isFinite(b) && b > a) {
+      zoom = [a, b];
+    } else {
+      bad('z', 'not a time range T0,T1 with T0 < T1');
+    }
   }
+  let example = p.get('ex');
+  if (example !== null && !EXAMPLE_NAMES.includes(example)) {
+    bad('ex', `not one of the bundled examples (${EXAMPLE_NAMES.join(', ')})`);
+    example = null;
+  }
+  let problemText = null;
+  if (p.has('pj')) {
+    try {
+      problemText = await unpackText(p.get('pj'));
+    } catch (error) {
+      bad('pj', 'the packed problem cannot be read');
+    }
+  }
+  let plan = null;
+  if (p.has('plan')) {
+    try {
+      plan = expandSchedule(JSON.parse(await unpackText(p.get('plan'))));
+    } catch (error) {
+      bad('plan', `the packed schedule cannot be read (${error.message})`);
+    }
+  }
+  const timeS = numberOrNull(p.get('t'));
+  if (p.has('t') && timeS === null) bad('t', 'not a number');
   return {
     params,
-    example: p.get('ex'),
-    problemText: p.has('pj') ? await unpackText(p.get('pj')) : null,
+    example,
+    problemText,
     schedule: p.get('s'),
     compare: p.get('vs'),
-    plan: p.has('plan') ? expandSchedule(JSON.parse(await unpackText(p.get('plan')))) : null,
-    timeS: numberOrNull(p.get('t')),
+    plan,
+    timeS,
     mip: p.get('mip') === '1',
     placement: p.get('pp') || null,
     zoom,
     memory: p.get('mem') !== '0',
+    problems,
   };
 }
 

@@ -5,6 +5,7 @@
 // and the sizes where the MIP stops being useful. Its time control comes
 // from the planner's option schema. Every better schedule goes to lab.mjs
 // (onSchedule), which shows it, links it and keeps it in IndexedDB.
+import {boundOnGrid, decimalsOf, elapsedOfLimit, fixed, gapPercent, grouped} from '../format.mjs';
 import {applySchema, readOption, rowOf} from '../options_form.mjs';
 import {formatSeconds} from '../plots/scales.mjs';
 import {stopSignal, untilStopped} from '../worker_client.mjs';
@@ -23,10 +24,31 @@ export const MIP_SIZES_NOTE = 'MIP sizes (HiGHS, 20 s, linear placement, unit ti
     'The branch and bound proves each of them in under 0.05 s: past a few hundred ' +
     'binaries the MIP only confirms what the planner found.';
 
-const gapText = (best, bound) => {
+// The grid a makespan lies on: sums of the problem's durations, so no finer
+// than the most decimals any number of the problem has (at most 6).
+export function problemDecimals(problemText) {
+  let most = 0;
+  const walk = (v) => {
+    if (typeof v === 'number') {
+      most = Math.max(most, decimalsOf(v));
+    } else if (v && typeof v === 'object') {
+      for (const item of Object.values(v)) walk(item);
+    }
+  };
+  try {
+    walk(JSON.parse(problemText));
+  } catch (error) {
+    return 6;
+  }
+  return most;
+}
+
+// The gap between the best makespan and the bound (already on the grid).
+const gapText = (best, bound, decimals) => {
   if (!Number.isFinite(best) || !Number.isFinite(bound)) return '';
   const gap = best > 0 ? Math.max(0, best - bound) / best : 0;
-  return gap <= 1e-12 ? '0 (proven optimal)' : `${num(best - bound)} (${(100 * gap).toFixed(2)}%)`;
+  return gap <= 1e-12 ? '0 (proven optimal)' :
+                        `${fixed(best - bound, decimals)} (${gapPercent(gap)})`;
 };
 
 export class PlanPanel {
@@ -129,11 +151,18 @@ export class PlanPanel {
     const best = mip ?
         this.mipBest :
         this.planner.best && {makespan: this.planner.best.makespan, bound: this.planner.bound};
+    // A bound is a lower bound on a makespan on the problem's grid: a MIP's
+    // 12.999999 on integer durations is 13 (ceil'd, never rounded down).
+    const problem = this.host.problem();
+    const decimals = problem && problem.normalized ? problemDecimals(problem.normalized) : 6;
     const makespan = best ? best.makespan : null;
-    const bound = best ? best.bound : null;
-    set('pl-incumbent', Number.isFinite(makespan) ? num(makespan) : '');
-    set('pl-bound', Number.isFinite(bound) ? num(bound) : '');
-    set('pl-gap', gapText(makespan, bound));
+    const raw = best ? best.bound : null;
+    const bound = Number.isFinite(raw) && raw !== null ?
+        Math.min(boundOnGrid(raw, decimals), Number.isFinite(makespan) ? makespan : Infinity) :
+        raw;
+    set('pl-incumbent', Number.isFinite(makespan) ? fixed(makespan, decimals) : '');
+    set('pl-bound', Number.isFinite(bound) ? fixed(bound, decimals) : '');
+    set('pl-gap', gapText(makespan, bound, decimals));
     this.$('pl-incumbent').dataset.value = Number.isFinite(makespan) ? String(makespan) : '';
     this.$('pl-bound').dataset.value = Number.isFinite(bound) ? String(bound) : '';
   }
@@ -163,7 +192,7 @@ export class PlanPanel {
       this.chart.addOverall(seconds, best.makespan, bound);
     else
       this.chart.setTime(seconds);
-    this.$('pl-stats').textContent = statsLine(record.counters, seconds);
+    this.$('pl-stats').textContent = statsLine(record.counters, record.elapsedS, this.limitS);
     this.warmStartReference(record.counters);
     this.showNumbers();
   }
@@ -206,8 +235,8 @@ export class PlanPanel {
     }
     this.chart.setTime(seconds || 0);
     const parts = [];
-    if (nodes !== null && nodes !== undefined) parts.push(`${nodes} nodes`);
-    if (Number.isFinite(gap) && gap < 1e300) parts.push(`HiGHS gap ${(100 * gap).toFixed(2)}%`);
+    if (nodes !== null && nodes !== undefined) parts.push(`${grouped(nodes)} nodes`);
+    if (Number.isFinite(gap) && gap < 1e300) parts.push(`HiGHS gap ${gapPercent(gap)}`);
     this.$('pl-stats').textContent = `HiGHS: ${parts.join(', ')}`;
     this.showNumbers();
   }
@@ -223,6 +252,7 @@ export class PlanPanel {
 
   async execute(problem) {
     const {timeS} = this.settings();
+    this.limitS = timeS;
     this.running = this.engine;
     this.stopMip = stopSignal();  // a stop before HiGHS runs (LP and start still being made)
     this.runOptions = this.options();
@@ -317,11 +347,11 @@ export class PlanPanel {
 // The planner's counters worth a glance (all of them when none of these is there).
 const STATS_SHOWN = ['phase', 'ops', 'nodes', 'best_source', 'dives', 'lns_improvements', 'offers'];
 
-function statsLine(counters, seconds) {
+function statsLine(counters, seconds, limitS) {
   const shown = STATS_SHOWN.filter((k) => k in counters);
   return (shown.length ? shown.map((k) => [k, counters[k]]) : Object.entries(counters))
       .filter(([, v]) => typeof v === 'number' || typeof v === 'boolean' || typeof v === 'string')
       .map(([k, v]) => `${k.replace(/_/g, ' ')} ${typeof v === 'number' ? num(v) : v}`)
-      .concat(Number.isFinite(seconds) ? [`seconds ${num(Number(seconds.toFixed(2)))}`] : [])
+      .concat(Number.isFinite(seconds) ? [elapsedOfLimit(seconds, limitS)] : [])
       .join(' \u00b7 ');
 }

@@ -99,6 +99,7 @@ export class PlannerClient {
     const signal = stopSignal();
     this.signal = signal;
     const sessions = this.sessions;
+    const startedAtMs = performance.timeOrigin + performance.now();  // the limit counts from here
     this.baseS = this.elapsedS;
     const run = (async () => {
       await sessions.ready();
@@ -108,7 +109,7 @@ export class PlannerClient {
         await sessions.call(OP.OFFER, {schedule});
       }
       if (this.stopAsked) return {reason: 'stopped', elapsedS: this.elapsedS};
-      const done = await sessions.call(OP.PLAN, {options, timeLimitS});
+      const done = await sessions.call(OP.PLAN, {options, timeLimitS, startedAtMs});
       this.elapsedS = this.baseS + done.elapsedS;
       return {reason: done.reason, elapsedS: this.elapsedS};
     })();

@@ -2,13 +2,16 @@
 // (global idle: makespan - busy; span idle: last end - first start - busy),
 // peak activation and parameter memory, the closed form with its assumption
 // and whether it holds here, validity, and the per-device table. Numbers are
-// printed exactly as the core gives them (data-value holds the raw value for
-// tests). Pure formatting helpers are exported for node tests.
+// printed as the core gives them, to 12 significant digits and grouped
+// (data-value holds the raw value for tests). Pure formatting helpers are
+// exported for node tests.
 
-/** A time or memory value as the core gives it: up to 12 significant digits. */
+const TWELVE = new Intl.NumberFormat('en-US', {maximumSignificantDigits: 12});
+
+/** A time or memory value as the core gives it: up to 12 significant digits, grouped. */
 export function num(value) {
   if (value === null || value === undefined || !Number.isFinite(Number(value))) return '\u2013';
-  return String(Number(Number(value).toPrecision(12)));
+  return TWELVE.format(Number(Number(value).toPrecision(12)));
 }
 
 export function percent(rate) {

@@ -81,13 +81,16 @@ function snapshot(run, withSchedule, elapsedS, improvedS, steps) {
 }
 
 async function plan(req, run) {
+  // The limit counts from the page's Start (req.startedAtMs, epoch ms), so
+  // building the planner and taking the offers count too.
+  const epochMs = () => performance.timeOrigin + performance.now();
+  const startedAtMs = req.startedAtMs || epochMs();
+  const elapsed = () => (epochMs() - startedAtMs) / 1000;
   const made = R.unwrap(current(req).planner(JSON.stringify(req.options || {})));
   if (planner) planner.delete();
   planner = made;
   for (const schedule of held) planner.offer(schedule);
   held = [];
-  const startedMs = performance.now();
-  const elapsed = () => (performance.now() - startedMs) / 1000;
   const {reason, dirty, improvedS, steps} = await L.runSlices({
     engine: planner,
     run,

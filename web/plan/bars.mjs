@@ -1,6 +1,7 @@
 // The plan's two bar views, as plain DOM (crisp, readable by a screen reader,
 // each segment titled with its value): the memory per device as a stacked
-// breakdown (parameters, gradients, optimizer state, activations) against
+// breakdown (parameters, gradients, optimizer state, ZeRO-3's gathered
+// weights, activations) against
 // the GPU's limit, and the critical device's step time split into compute,
 // tensor-parallel communication, data-parallel communication, the pipeline
 // bubble and stage-to-stage transfers. memoryRows() and timeSegments() read
@@ -11,6 +12,7 @@ export const MEMORY_PARTS = Object.freeze([
   ['parameters', 'parameters', '#64748b'],
   ['gradients', 'gradients', '#94a3b8'],
   ['optimizer', 'optimizer state', '#cbd5e1'],
+  ['gathered_parameters', 'gathered weights (ZeRO-3)', '#a78bfa'],
   ['state', 'weights, gradients and optimizer', '#94a3b8'],
   ['activations', 'activations', '#f59e0b'],
 ]);
@@ -39,12 +41,14 @@ export function memoryRows(result) {
     if (d.memory) {
       parts = [
         ['parameters', d.memory.parameters], ['gradients', d.memory.gradients],
-        ['optimizer', d.memory.optimizer], ['activations', d.memory.activations]
+        ['optimizer', d.memory.optimizer], ['gathered_parameters', d.memory.gathered_parameters],
+        ['activations', d.memory.activations]
       ];
     } else if (device === worst.device) {
       parts = [
         ['parameters', worst.parameters], ['gradients', worst.gradients],
-        ['optimizer', worst.optimizer], ['activations', worst.activations]
+        ['optimizer', worst.optimizer], ['gathered_parameters', worst.gathered_parameters],
+        ['activations', worst.activations]
       ];
     } else {
       parts = [['state', d.memory_bytes - d.activation_bytes], ['activations', d.activation_bytes]];

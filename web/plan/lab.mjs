@@ -9,12 +9,12 @@
 // State: the URL fragment (permalink.mjs) and the last answers in IndexedDB
 // (saved.mjs).
 import {saveText} from '../downloads.mjs';
+import * as f from '../format.mjs';
 import {Timeline} from '../pipeline/timeline.mjs';
 import {render as renderLayout} from '../teach/views.mjs';
 
 import {renderMemory, renderTime} from './bars.mjs';
 import {cardRows, noFitText, numberRows, renderRows} from './card.mjs';
-import * as f from '../format.mjs';
 import {decodePlan, encodePlan} from './permalink.mjs';
 import {PlanClient} from './plan_client.mjs';
 import {loadPlan, requestKey, savePlan} from './saved.mjs';
@@ -173,9 +173,19 @@ function plan() {
   return app.queue;
 }
 
-function onRecord(record) {
+function onRecord(record, improved, early) {
   if (app.root.dataset.status !== 'planning') return;
-  const best = record.found ? `best ${f.seconds(record.incumbent)}` : 'no plan that fits yet';
+  // The plan as soon as it is evaluated; the why-not rows, sizing and the
+  // timeline follow with the run's answer.
+  if (early) {
+    const result = JSON.parse(early.json);
+    if (result.found) show({...early, text: early.json, result, early: true});
+  }
+  const phase = record.counters && record.counters.phase;
+  const side = phase === 'alternatives' || phase === 'sizing' || phase === 'sweep';
+  const best = side ? `plan shown; now the ${phase === 'alternatives' ? 'why-not rows' : phase}` :
+      record.found  ? `best ${f.seconds(record.incumbent)}` :
+                      'no plan that fits yet';
   q('plan-progress').textContent =
       `${f.seconds(record.elapsedS)} / ${f.seconds(app.state.timeS)}: ` +
       `${best}, bound ${f.seconds(record.bound)}` +
@@ -243,7 +253,7 @@ function show(done) {
     q('plan-time-breakdown').replaceChildren();
   }
   renderWhyNot(q('plan-whynot'), r);
-  q('plan-sizing').textContent = sizingText(r);
+  q('plan-sizing').textContent = done.early ? 'Sizing follows the why-not rows.' : sizingText(r);
   renderSweep(q('plan-sweep-table'), r);
   q('plan-sweep-table').hidden = !((r.sizing || {}).sweep || []).length;
   q('plan-megatron').textContent = done.megatron || 'No Megatron-LM arguments for this model.';
@@ -270,7 +280,8 @@ function showTimeline(done) {
   q('plan-timeline-note').textContent = schedule ?
       `${schedule.name} on ${devices} pipeline device${devices === 1 ? '' : 's'}, ` +
           `${done.result.plan.microbatches} micro-batches of ${done.result.plan.microbatch_size}` :
-      (done.timelineError || 'No timeline: no plan fits.');
+      done.early ? 'The timeline follows when the why-not rows and sizing are done.' :
+                   (done.timelineError || 'No timeline: no plan fits.');
   app.timeline.setSchedules(schedule ? [{schedule}] : []);
 }
 

@@ -8,7 +8,11 @@ import {MSG, OP} from '../protocol.mjs';
 import {WorkerHandle} from '../worker_client.mjs';
 
 export class PlanClient {
-  /** onRecord(record, improved): every PROGRESS and INCUMBENT of a run. */
+  /**
+   * onRecord(record, improved, plan): every PROGRESS and INCUMBENT of a run;
+   * plan, once a run, is the evaluated plan before the why-not rows and
+   * sizing end ({json, megatron, ...} as plan() resolves, timeline null).
+   */
   constructor(url, onRecord = () => {}) {
     this.url = url;
     this.onRecord = onRecord;
@@ -20,7 +24,7 @@ export class PlanClient {
   worker() {
     if (!this.handle) {
       this.handle = new WorkerHandle(this.url, 0, (i, msg) => {
-        if (msg.record) this.onRecord(msg.record, msg.type === MSG.INCUMBENT);
+        if (msg.record) this.onRecord(msg.record, msg.type === MSG.INCUMBENT, msg.plan || null);
       });
     }
     return this.handle;

@@ -4,8 +4,9 @@
 // smallest GPU count that fits, and the best plan at 1, 2, 4, ... nodes).
 // whyNotRows() and sweepRows() read the core's plan JSON into cell texts:
 // pure; render*() fill tables.
-import {planSummary} from './card.mjs';
 import * as f from '../format.mjs';
+
+import {planSummary} from './card.mjs';
 
 /** [{name, fix, time, difference, plan, note, fits}] of the alternatives. */
 export function whyNotRows(result) {

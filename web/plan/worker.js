@@ -6,7 +6,8 @@
 // what the pickers show of each; PLAN runs the plan lab's search in time
 // slices until it is finished, reaches its time limit or gets a STOP,
 // posting the progress record (PROGRESS; INCUMBENT when the best plan or the
-// bound improved) at most 10 times a second, and replies with the result
+// bound improved, and once with the evaluated plan before the why-not rows
+// and sizing) at most 10 times a second, and replies with the result
 // (the core's plan JSON, the exports and the winning plan's timeline);
 // LAYOUT answers the teaching lab's report of one part's layout.
 //
@@ -48,8 +49,20 @@ async function plan(req, run) {
   try {
     const startedMs = performance.now();
     const elapsed = () => (performance.now() - startedMs) / 1000;
-    const post = (improved) =>
-        run.post(improved ? P.MSG.INCUMBENT : P.MSG.PROGRESS, {record: engine.progress(elapsed())});
+    // The evaluated plan goes to the page once, before the why-not rows and
+    // sizing (INCUMBENT {record, plan: finish()'s shape without the timeline}).
+    let early = false;
+    const post = (improved) => {
+      const record = engine.progress(elapsed());
+      if (!early && record.counters && engine.snapshot) {
+        const plan = R.unwrap(engine.snapshot());
+        if (plan) {
+          early = true;
+          return run.post(P.MSG.INCUMBENT, {record, plan});
+        }
+      }
+      run.post(improved ? P.MSG.INCUMBENT : P.MSG.PROGRESS, {record});
+    };
     const slices = (timeLimitS, dirty) => L.runSlices({
       engine,
       run,

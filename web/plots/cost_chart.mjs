@@ -2,8 +2,18 @@
 // overall, with the contest's reference costs as lines (best known, winner,
 // XLA) when the instance is a known one; below it, the relative gap on a log
 // axis. Columnar Float64Array series; redrawn at most once per frame.
+import {grouped} from '../format.mjs';
+
 import {COLORS, drawAxes, drawEmpty, drawLegend, Plot} from './canvas.mjs';
 import {compactNumber, costDomain, formatSeconds, linearScale, logScale, relativeGap} from './scales.mjs';
+
+// Tick labels of the cost axis: compact ("6.55G") unless the ticks are too
+// close for three digits to tell apart; then grouped in full.
+function costTickFormat(lo, hi) {
+  const span = Math.abs(hi - lo);
+  const scale = Math.max(Math.abs(lo), Math.abs(hi));
+  return span > 0 && span < scale * 0.02 ? (v) => grouped(v) : compactNumber;
+}
 
 // A growable pair of columns (time, value).
 class Series {
@@ -102,7 +112,17 @@ export class CostChart {
     const [lo, hi] =
         costDomain(this.cost.values, bounds[bounds.length - 1], refs.map(([, v]) => v));
     const y = linearScale(lo, hi, top.bottom, top.top);
-    drawAxes(ctx, top, x, y, {xFormat: () => '', yFormat: compactNumber});
+    drawAxes(ctx, top, x, y, {xFormat: () => '', yFormat: costTickFormat(lo, hi)});
+    // Tests and screen readers read the axis and the off-scale first plan here.
+    const canvas = ctx.canvas;
+    canvas.dataset.yDomain = `${lo},${hi}`;
+    const first = this.cost.values[0];
+    const offScale = this.cost.length > 1 && first > hi;
+    if (offScale) {
+      canvas.dataset.offScale = String(first);
+    } else {
+      delete canvas.dataset.offScale;
+    }
     ctx.save();
     ctx.beginPath();
     ctx.rect(top.left, top.top, top.right - top.left, top.bottom - top.top);
@@ -134,6 +154,11 @@ export class CostChart {
     const legend = [[COLORS.cost, 'best cost'], [COLORS.bound, 'lower bound']];
     if (this.engines.length > 1) legend.push([COLORS.engines[0], 'per engine']);
     drawLegend(ctx, top.left, 9, legend);
+    if (offScale) {
+      ctx.fillStyle = COLORS.cost;
+      ctx.textAlign = 'right';
+      ctx.fillText(`\u2191 first plan off-scale: ${grouped(first)}`, top.right - 4, top.top + 10);
+    }
 
     const gy = logScale(1e-6, 1, bottom.bottom, bottom.top);
     drawAxes(ctx, bottom, x, gy, {

@@ -91,16 +91,19 @@ export function formatBytes(bytes) {
   return `${(bytes / 1e9).toFixed(2)} GB`;
 }
 
-// The cost axis of the anytime curve. A first greedy plan often costs 100x
-// the final one, and a linear axis sized to it flattens everything users are
-// watching; so the top is clipped at the larger of 1.25x the current best and
-// the best plus twice the current gap (earlier costs enter from the top edge).
-// Reference costs are kept when they fall inside that view.
+// The cost axis of the anytime curve. The first plan is a quick greedy one
+// that often costs 30-100x the final one, and a linear axis sized to it
+// flattens everything users are watching; so the axis is scaled from the
+// second point on (the chart says the first one is off-scale), and its top
+// is clipped at the larger of 1.25x the current best and the best plus
+// twice the current gap (earlier costs enter from the top edge). Reference
+// costs are kept when they fall inside that view.
 export function costDomain(costs, lastBound, references = []) {
   if (!costs.length) return [0, 1];
   const last = costs[costs.length - 1];
   let highest = -Infinity;
-  for (let i = 0; i < costs.length; ++i) highest = Math.max(highest, costs[i]);
+  for (let i = costs.length > 1 ? 1 : 0; i < costs.length; ++i)
+    highest = Math.max(highest, costs[i]);
   const focus = Math.max(last * 1.25, last + 2 * Math.max(0, last - lastBound));
   const top = Math.min(highest, focus);
   const refs = references.filter((v) => v <= top * 1.05);

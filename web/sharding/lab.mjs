@@ -7,8 +7,13 @@
 // Talks to solver_client.mjs (workers), model_view.mjs (page-side model),
 // ../state.mjs (links), ../store.mjs (IndexedDB), ../downloads.mjs and views.mjs;
 // the time, workers and seed controls come from the option schema
-// (../options_form.mjs).
+// (../options_form.mjs). A link or the browser's stored record restores the
+// plan and what its run had reached (bound, curve, status, solving time),
+// said on the page as "restored from <date>"; whatever of a link could not
+// be applied is listed at the top of the tab (../link_notice.mjs).
 import {baseName, savePlots, saveText} from '../downloads.mjs';
+import {elapsedOfLimit, groupedExact} from '../format.mjs';
+import {showLinkProblems} from '../link_notice.mjs';
 import {applySchema, clampOption, readOption, rowOf} from '../options_form.mjs';
 import {unwrap} from '../result.mjs';
 import {decodeSharding, encodeSharding, instanceReference, queryControls} from '../state.mjs';
@@ -54,6 +59,23 @@ function setStatus(status) {
   const busy = status === 'loading' || status === 'solving';
   $('start').disabled = busy || !app.view;
   $('stop').disabled = status !== 'solving';
+  clearInterval(clockTimer);
+  if (status === 'solving') clockTimer = setInterval(showClock, 100);
+  showClock();
+}
+
+// "7.2 / 10 s": the solving time (counted from Start, across resumes) against the limit.
+let clockTimer = null;
+function showClock() {
+  const el = $('elapsed');
+  if (!el || !app.client) return;
+  const solving = root.dataset.status === 'solving' && app.client.runStartedMs !== null;
+  // The limit of the last run (cumulative across resumes), else the control's.
+  const limitS = app.client.runLimitS || settings().timeS;
+  const elapsedS = app.client.liveElapsedS();
+  el.textContent = elapsedS > 0 || solving ? elapsedOfLimit(elapsedS, limitS) : '';
+  el.dataset.elapsedS = String(elapsedS);
+  el.dataset.limitS = String(limitS);
 }
 
 function showError(message) {
@@ -99,6 +121,18 @@ function scheduleLink() {
   linkTimer = setTimeout(updateLink, 300);
 }
 
+// What the run has reached, as links and the stored record keep it.
+function runState() {
+  const status = root.dataset.status;
+  return {
+    bound: app.client.bound,
+    status: ['done', 'stopped'].includes(status) ? status : null,
+    elapsedS: app.client.liveElapsedS(),
+    trace: app.client.trace.filter((e) => e[2]).map(([t, , , cost, bound]) => [t, cost, bound]),
+    savedAt: new Date().toISOString(),
+  };
+}
+
 async function updateLink() {
   if (!app.reference) return;
   const best = app.client.best;
@@ -107,7 +141,8 @@ async function updateLink() {
     instance: app.reference,
     settings: {timeS: s.timeS, workers: s.workers, seed: s.seed},
     plan: best ? best.plan : null,
-    cost: best ? best.cost : null
+    cost: best ? best.cost : null,
+    run: best ? runState() : null,
   });
   $('permalink').href = shell.setFragment('sharding', params);
 }
@@ -118,12 +153,16 @@ function scheduleSave(delayMs = 1000) {
   saveTimer = setTimeout(() => {
     const best = app.client.best;
     if (!best || !app.load) return;
+    const run = runState();
     saveBest({
       sha256: app.load.sha256,
       name: app.load.name,
       cost: best.cost,
       plan: best.plan,
-      bound: app.client.bound
+      bound: app.client.bound,
+      status: run.status,
+      elapsedS: run.elapsedS,
+      trace: run.trace,
     }).catch((e) => console.warn('IndexedDB:', e));
   }, delayMs);
 }
@@ -192,7 +231,8 @@ async function openNow(source, {autostart = true, link = null} = {}) {
   views.reset(result);
   app.reference = await instanceReference(
       {source, name: result.name, sha256: result.sha256, storedBytes: result.storedBytes});
-  let restored = false;
+  let restored = null;  // the run state shown: {status, from, savedAt}
+  $('stored-note').textContent = '';
   if (link && link.instance && link.instance.kind === 'file' &&
       link.instance.sha256 !== result.sha256) {
     showError(
@@ -200,23 +240,71 @@ async function openNow(source, {autostart = true, link = null} = {}) {
         `${link.instance.sha256}; the link's plan was not applied`);
     link = null;
   }
-  if (link && link.plan) restored = await restorePlan(link.plan, 'this link');
+  if (link && link.plan && await restorePlan(link.plan, 'this link')) {
+    restored = restoreRun({...link.run, cost: link.cost}, 'this link');
+  }
   const stored = await loadBest(result.sha256).catch(() => undefined);
-  if (stored) {
-    const used = await restorePlan(stored.plan, 'this browser');
-    restored = restored || used;
-    $('stored-note').textContent = `Best plan kept in this browser: cost ${stored.cost} ` +
-        `(saved ${stored.savedAt})${used ? '' : '; the current plan is better'}.`;
-  } else {
-    $('stored-note').textContent = '';
+  if (stored && await restorePlan(stored.plan, 'this browser')) {
+    restored = restoreRun(stored, 'this browser');
+  } else if (stored) {
+    $('stored-note').textContent +=
+        ` This browser keeps a plan of cost ${groupedExact(stored.cost)} for it (saved ${
+            dateText(stored.savedAt)}); the plan shown is ` +
+        'at least as good.';
   }
   await updateLink();
   if (root.dataset.status === 'error') return;
   if (autostart && !restored) {
     start();
   } else {
-    setStatus(restored ? 'stopped' : 'idle');
+    setStatus(restored ? restored.status : 'idle');
   }
+}
+
+// "2026-11-26 15:40 UTC" from an ISO date.
+const dateText = (iso) => {
+  const date = new Date(iso);
+  return Number.isFinite(date.getTime()) ?
+      `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC` :
+      'an unknown date';
+};
+
+/**
+ * After restorePlan(): shows what the run behind that plan had reached, from
+ * a link's keys or the stored record ({cost, bound, status, elapsedS, trace,
+ * savedAt}, each maybe missing): its bound (never above the plan's cost),
+ * its curve (when it ends at the plan's cost), its status and solving time.
+ * Returns {status} for the page, and says "restored from <date>".
+ */
+function restoreRun(run, from) {
+  const {client} = app;
+  const cost = client.best.cost;
+  const problems = [];
+  if (run.bound != null) {
+    if (BigInt(run.bound) <= BigInt(cost)) {
+      if (BigInt(run.bound) > BigInt(client.bound)) client.bound = String(run.bound);
+    } else {
+      problems.push(`b=${run.bound}: above the plan's cost ${cost}; not applied`);
+    }
+  }
+  const trace = run.trace || [];
+  if (trace.length && String(trace[trace.length - 1][1]) === cost) {
+    client.trace = trace.map(([t, c, b]) => [t, -1, true, String(c), String(b)]);
+    views.costChart.reset(views.costChart.reference);
+    for (const [t, c, b] of trace) views.costChart.addOverall(t, c, b);
+  } else if (trace.length) {
+    problems.push(`the curve from ${from} does not end at the plan's cost ${cost}; not applied`);
+  }
+  if (Number.isFinite(run.elapsedS)) {
+    client.elapsedS = Math.max(client.elapsedS, run.elapsedS);
+    views.costChart.setTime(client.elapsedS);
+  }
+  if (from === 'this link') showLinkProblems(root, problems);
+  views.showReadouts();
+  const status = run.status || 'stopped';
+  $('stored-note').textContent = `Restored from ${from}, saved ${dateText(run.savedAt)}: ` +
+      `cost ${groupedExact(cost)}, lower bound ${groupedExact(client.bound)}, ${status}.`;
+  return {status};
 }
 
 /** Checks a plan against the loaded model and hands it to every engine. */
@@ -372,11 +460,8 @@ async function boot(params) {
   applySettings({workers: Math.max(1, cores - 1)});
   let link = null;
   if ([...params.keys()].length) {
-    try {
-      link = await decodeSharding(params);
-    } catch (error) {
-      showError(`This link cannot be read: ${error.message}`);
-    }
+    link = await decodeSharding(params);
+    showLinkProblems(root, link.problems);
   }
   if (link) applySettings(link.settings);
   applySettings(queryControls(location.search));

@@ -35,6 +35,15 @@ export class SolverClient {
     this.trace = [];  // [seconds, engine, found, cost, bound]
     this.stats = [];
     this.elapsedS = 0;
+    this.runStartedMs = null;  // the running start(): when it began (epoch ms)
+    this.runBaseS = 0;         // solving time before it
+    this.runLimitS = 0;        // the cumulative limit it runs to
+  }
+
+  /** Solving time now: of the running start() while one runs, else the total. */
+  liveElapsedS() {
+    if (this.runStartedMs === null) return this.elapsedS;
+    return this.runBaseS + (performance.timeOrigin + performance.now() - this.runStartedMs) / 1000;
   }
 
   get count() {
@@ -123,7 +132,10 @@ export class SolverClient {
 
   /**
    * Runs every engine until timeLimitS of solving time (counted across
-   * resumes), a stop, or until all are finished. Resolves to the reasons.
+   * resumes, and from this call: the offers and each engine's presolve
+   * count), a stop, or until all are finished. Resolves to the reasons.
+   * runStartedMs (epoch milliseconds, performance.timeOrigin + now) says
+   * when this run started; runLimitS is the limit it runs to.
    * carry ({plan, cost}, optional) is offered to every engine first. A stop
    * that comes while that offer or a worker's start-up is still pending is
    * kept: no engine is started, and every reason is 'stopped'. (A worker
@@ -134,24 +146,33 @@ export class SolverClient {
   async start(options, timeLimitS, carry = null) {
     this.stopAsked = false;
     this.signal = stopSignal();
-    if (carry) await this.offer(carry.plan, carry.cost);
-    await Promise.all(this.workers.map((w) => w.loaded || w.ready));
-    if (this.stopAsked) return this.workers.map(() => 'stopped');
+    const startedAtMs = performance.timeOrigin + performance.now();
     const baseS = this.elapsedS;
     const limit = baseS >= timeLimitS ? baseS + timeLimitS : timeLimitS;
-    const runs = this.workers.map((handle, index) => handle.call(OP.START, {
-      options: {...options, workers: this.workers.length},
-      index,
-      timeLimitS: limit,
-      baseS,
-    }));
-    const done = await untilStopped(
-        Promise.all(runs), this.signal,
-        () => this.workers.map(
-            (_, i) =>
-                ({reason: 'stopped', elapsedS: this.stats[i] ? this.stats[i].elapsedS : baseS})));
-    this.elapsedS = Math.max(baseS, ...done.map((d) => d.elapsedS));
-    return done.map((d) => d.reason);
+    this.runStartedMs = startedAtMs;
+    this.runBaseS = baseS;
+    this.runLimitS = limit;
+    try {
+      if (carry) await this.offer(carry.plan, carry.cost);
+      await Promise.all(this.workers.map((w) => w.loaded || w.ready));
+      if (this.stopAsked) return this.workers.map(() => 'stopped');
+      const runs = this.workers.map((handle, index) => handle.call(OP.START, {
+        options: {...options, workers: this.workers.length},
+        index,
+        timeLimitS: limit,
+        baseS,
+        startedAtMs,
+      }));
+      const done = await untilStopped(
+          Promise.all(runs), this.signal,
+          () => this.workers.map(
+              (_, i) =>
+                  ({reason: 'stopped', elapsedS: this.stats[i] ? this.stats[i].elapsedS : baseS})));
+      this.elapsedS = Math.max(baseS, ...done.map((d) => d.elapsedS));
+      return done.map((d) => d.reason);
+    } finally {
+      this.runStartedMs = null;
+    }
   }
 
   stop() {

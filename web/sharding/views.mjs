@@ -2,6 +2,7 @@
 // strategies with the node panel, and the summary. app.mjs calls reset() when
 // an instance opens, improve() on every better plan or bound, and stats() on
 // worker counters; views redraw the current best plan at most once a frame.
+import {bytes, gapPercent, groupedExact} from '../format.mjs';
 import {CostChart} from '../plots/cost_chart.mjs';
 import {relativeGap} from '../plots/scales.mjs';
 
@@ -24,7 +25,7 @@ export class Views {
     this.memoryChart = new MemoryChart($('memory-chart'), $('memory-tooltip'), {
       liveNodes: (t) => this.view.liveNodes(this.plan, t),
       describe: (v) =>
-          `node ${v}: usage ${this.view.usageOf(this.plan, v)} (strategy ${this.plan[v]})`,
+          `node ${v}: usage ${bytes(this.view.usageOf(this.plan, v))} (strategy ${this.plan[v]})`,
       onSelect: (t, nodes) => this.nodePanel.showLive(this.view, this.plan, t, nodes),
     });
   }
@@ -57,10 +58,13 @@ export class Views {
   showReadouts() {
     const {client} = this.source();
     const best = client.best;
-    $('best-cost').textContent = best ? best.cost : '';
-    $('lower-bound').textContent = this.view ? client.bound : '';
+    // Costs and bounds are exact integers (decimal strings past 2^53): grouped in full.
+    $('best-cost').textContent = best ? groupedExact(best.cost) : '';
+    $('best-cost').dataset.value = best ? best.cost : '';
+    $('lower-bound').textContent = this.view ? groupedExact(client.bound) : '';
+    $('lower-bound').dataset.value = this.view ? client.bound : '';
     $('gap').textContent =
-        best ? `${(100 * relativeGap(Number(best.cost), Number(client.bound))).toFixed(4)}%` : '';
+        best ? gapPercent(relativeGap(Number(best.cost), Number(client.bound))) : '';
   }
 
   /** A better plan or bound: {seconds, cost, bound}. */

@@ -190,14 +190,25 @@ function snapshot(run, withPlan, elapsedS, improvedS, steps, startedMs) {
   }
 }
 
+// The page's clock in epoch milliseconds: a worker's performance.now()
+// counts from its own start, so times cross the seam as timeOrigin + now.
+const epochMs = () => performance.timeOrigin + performance.now();
+
+// A START: req.timeLimitS of solving time in all (req.baseS of it spent by
+// earlier runs), counted from req.startedAtMs, the page's Start press, so
+// the messages, the offers and the Engine's presolve count too. The Engine
+// gets the time left (Engine.setTimeLeft), so a long step returns between
+// two rounds once the limit has passed instead of at its end.
 async function start(req, run) {
   if (!model) throw new R.ShardLabError('InvalidArgument', 'no instance is loaded');
   const baseS = req.baseS || 0;
+  const startedAtMs = req.startedAtMs || epochMs();
+  const elapsed = () => baseS + (epochMs() - startedAtMs) / 1000;
   const building = !engine || engineKey !== engineKeyOf(req.options, req.index);
   if (building && quick) postQuick(run, baseS);
   ensureEngine(req.options, req.index);
+  engine.setTimeLeft(req.timeLimitS - elapsed());
   const startedMs = performance.now();
-  const elapsed = () => baseS + (performance.now() - startedMs) / 1000;
   const {reason, dirty, improvedS, steps} = await L.runSlices({
     engine,
     run,

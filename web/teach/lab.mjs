@@ -10,6 +10,7 @@
 // option schema. The state travels in the fragment (#v=3&lab=teach&ex=...
 // or m=<deflated model text>, t, cm, f) and the last model in IndexedDB.
 import {baseName, saveText} from '../downloads.mjs';
+import {showLinkProblems} from '../link_notice.mjs';
 import {applySchema, readOption, rowOf} from '../options_form.mjs';
 import {unwrap} from '../result.mjs';
 import {SolverClient} from '../sharding/solver_client.mjs';
@@ -255,7 +256,9 @@ async function initialModel(params) {
     app.name = params.get('name') || 'model.json';
     return;
   }
-  if (params.has('ex')) return loadExample(params.get('ex'));
+  if (params.has('ex') && EXAMPLES.some((e) => e.file === params.get('ex'))) {
+    return loadExample(params.get('ex'));
+  }
   let last;
   try {
     last = await getRecord('teach', 'last');
@@ -345,13 +348,34 @@ function wire() {
   });
 }
 
+// What of a link this lab cannot apply: keys it does not have, an example
+// that is not bundled (ex= fetches only EXAMPLES), a time that is not one.
+function linkProblems(params) {
+  const problems = [];
+  const shown = (key) => `${key}=${params.get(key).slice(0, 60)}`;
+  for (const key of new Set(params.keys())) {
+    if (!['m', 'name', 'ex', 't', 'cm', 'f'].includes(key)) {
+      problems.push(`${shown(key)}: the teaching lab has no key '${key}'; ignored`);
+    }
+  }
+  if (params.has('ex') && !params.has('m') && !EXAMPLES.some((e) => e.file === params.get('ex'))) {
+    problems.push(`${shown('ex')}: not one of the bundled examples (${
+        EXAMPLES.map((e) => e.file).join(', ')}); not applied`);
+  }
+  if (params.has('t') && !(Number(params.get('t')) > 0)) {
+    problems.push(`${shown('t')}: not a time limit in seconds; not applied`);
+  }
+  return problems;
+}
+
 export async function mount(section, shell, params) {
   app.root = section;
   app.shell = shell;
   setStatus('idle', 'starting');
   wire();
   clear(section);
-  if (params.has('t')) $('teach-time').value = params.get('t');
+  showLinkProblems(section, linkProblems(params));
+  if (params.has('t') && Number(params.get('t')) > 0) $('teach-time').value = params.get('t');
   if (params.has('cm')) $('teach-cost-model').value = params.get('cm');
   for (const pair of (params.get('f') || '').split(';').filter(Boolean)) {
     const at = pair.indexOf('=');

@@ -399,6 +399,7 @@ struct ClassBranch::Impl {
       delete node;
       return;
     }
+    if (interrupted(node, fresh)) return;
     // Exact solves of small regions of the reparametrised branch: where its
     // relaxation is not tight, they close most of the gap.
     int64_t* budget = work;
@@ -414,6 +415,7 @@ struct ClassBranch::Impl {
       delete node;
       return;
     }
+    if (interrupted(node, std::max(fresh, tightened))) return;
     const int64_t node_bound = std::max({node->bound, fresh, tightened});
     // Children: the usage classes of the first item with two or more, or
     // else the decoded strategy of the node with most strategies against
@@ -500,7 +502,20 @@ struct ClassBranch::Impl {
     delete node;
   }
 
-  void run(int64_t incumbent, int64_t* work) {
+  // A deadline (run's `expired`) that passed in the middle of an expansion:
+  // the branch goes back to the open set with the bound found so far. Its
+  // propagation only removed strategies that cannot beat ub, so it is still
+  // a sound branch; the expansion is redone on the next run.
+  bool interrupted(Branch* node, int64_t bound_so_far) {
+    if (!expired || !(*expired)()) return false;
+    node->bound = std::max(node->bound, bound_so_far);
+    open.push(node);
+    --expanded;
+    return true;
+  }
+
+  void run(int64_t incumbent, int64_t* work, const std::function<bool()>& expired_now) {
+    expired = expired_now ? &expired_now : nullptr;
     ub = std::min(ub, incumbent);
     if (!started) {
       started = true;
@@ -525,9 +540,11 @@ struct ClassBranch::Impl {
         break;
       }
       if (top->leaf || open.size() >= kMaxOpen) break;
+      if (expired && (*expired)()) break;
       open.pop();
       expand(top, work);
     }
+    expired = nullptr;
   }
 
   const CoreModel& core;
@@ -542,6 +559,7 @@ struct ClassBranch::Impl {
   int64_t ub = INT64_MAX / 2;
   bool started = false;
   int64_t expanded = 0;
+  const std::function<bool()>* expired = nullptr;  // during run() only
   std::priority_queue<Branch*, std::vector<Branch*>, Later> open;
   std::vector<int32_t> no_plan;
 };
@@ -550,7 +568,9 @@ ClassBranch::ClassBranch(const CoreModel& core) : impl_(std::make_unique<Impl>(c
 
 ClassBranch::~ClassBranch() = default;
 
-void ClassBranch::run(int64_t incumbent, int64_t* work) { impl_->run(incumbent, work); }
+void ClassBranch::run(int64_t incumbent, int64_t* work, const std::function<bool()>& expired) {
+  impl_->run(incumbent, work, expired);
+}
 
 int64_t ClassBranch::bound() const {
   const Impl& s = *impl_;

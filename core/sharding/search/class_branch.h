@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -36,8 +37,10 @@ class ClassBranch {
 
   // Expands branches until *work (cost-table entries visited) is spent or
   // the search is over. `incumbent` is the best known core cost (without
-  // core.constant): branches that cannot beat it are closed.
-  void run(int64_t incumbent, int64_t* work);
+  // core.constant): branches that cannot beat it are closed. `expired`
+  // (optional) is asked between expansions; when it answers true the run
+  // returns early, every open branch kept (a page's wall-clock limit).
+  void run(int64_t incumbent, int64_t* work, const std::function<bool()>& expired = {});
   // No core plan costs less than this (certified; core cost, no constant).
   // Before the first run() it is the root's bound or kNoBound.
   int64_t bound() const;

@@ -3,6 +3,7 @@
 // peak marked. Hovering lists the live nodes at t, largest first; clicking
 // selects them (arrow keys and Enter do the same). Profiles are columnar typed arrays, drawn per
 // pixel column (min/max buckets) so 60k time points cost O(width).
+import {bytes, grouped} from '../../format.mjs';
 import {COLORS, drawAxes, drawEmpty, drawLegend, Plot} from '../../plots/canvas.mjs';
 import {bucketMinMax, compactNumber, linearScale} from '../../plots/scales.mjs';
 
@@ -57,7 +58,7 @@ export class MemoryChart {
     if (!this.data) return drawEmpty(ctx, width, height, 'no plan yet');
     const {profile, floor, limit, peak} = this.data;
     const {box, x, y} = this.scales(width, height);
-    drawAxes(ctx, box, x, y, {xFormat: compactNumber, yFormat: compactNumber});
+    drawAxes(ctx, box, x, y, {xFormat: compactNumber, yFormat: bytes});
     const w = box.right - box.left;
     // The floor: shaded area under the minimum-possible profile.
     const f = bucketMinMax(floor.times, floor.usage, x, box.left, w);
@@ -111,7 +112,7 @@ export class MemoryChart {
       ctx.fill();
       ctx.textAlign = px > box.right - 120 ? 'right' : 'left';
       ctx.fillText(
-          `peak ${compactNumber(peak.usage)} at t=${peak.time}`,
+          `peak ${bytes(peak.usage)} at t = ${grouped(peak.time)}`,
           px + (ctx.textAlign === 'left' ? 6 : -6), py - 8);
     }
     if (this.hoverT !== null) {
@@ -169,9 +170,9 @@ export class MemoryChart {
     this.plot.request();
     const nodes = this.hooks.liveNodes(t);
     const total = nodes.length;
-    const lines = [`t = ${t}: ${total} live node${total === 1 ? '' : 's'}`];
+    const lines = [`t = ${grouped(t)}: ${grouped(total)} live node${total === 1 ? '' : 's'}`];
     for (let i = 0; i < Math.min(8, total); ++i) lines.push(this.hooks.describe(nodes[i]));
-    if (total > 8) lines.push(`… ${total - 8} more (click to list)`);
+    if (total > 8) lines.push(`… ${grouped(total - 8)} more (click to list)`);
     this.tooltip.textContent = lines.join('\n');
     this.tooltip.style.whiteSpace = 'pre';
     const rect = this.canvas.getBoundingClientRect();

@@ -2,6 +2,7 @@
 // (the chosen one and the Pareto front highlighted), its live interval, and
 // its neighbours with the edge costs the plan pays. Also lists the nodes a
 // click in the memory view selected. Opened from strategy_view / memory_chart.
+import {bytes, grouped} from '../../format.mjs';
 import {COLORS, drawAxes, FONT} from '../../plots/canvas.mjs';
 import {compactNumber, extent, linearScale} from '../../plots/scales.mjs';
 
@@ -39,7 +40,7 @@ function scatter(canvas, costs, usages, chosen, front) {
   const [clo, chi] = extent([finite.length ? finite : [0, 1]], 0.08);
   const x = linearScale(ulo, uhi, box.left, box.right);
   const y = linearScale(clo, chi, box.bottom, box.top);
-  drawAxes(ctx, box, x, y, {xFormat: compactNumber, yFormat: compactNumber});
+  drawAxes(ctx, box, x, y, {xFormat: bytes, yFormat: compactNumber});
   const onFront = new Set(front);
   costs.forEach((c, s) => {
     if (c >= FORBIDDEN) return;
@@ -108,8 +109,8 @@ export class NodePanel {
     this.container.textContent = '';
     this.container.append(cell(
         'p',
-        `live on [${view.lo[v]}, ${view.hi[v]}); strategy ${plan[v]} of ${k} ` +
-            `(cost ${costs[plan[v]]}, usage ${usages[plan[v]]}); ${
+        `live on [${grouped(view.lo[v])}, ${grouped(view.hi[v])}); strategy ${plan[v]} of ${k} ` +
+            `(cost ${grouped(costs[plan[v]])}, usage ${bytes(usages[plan[v]])}); ${
                 front.length} on the Pareto front` +
             (forbidden ? `, ${forbidden} forbidden` : '')));
     const canvas = document.createElement('canvas');
@@ -119,14 +120,14 @@ export class NodePanel {
     this.container.append(cell('p', `${neighbours.length} neighbours, by edge cost paid:`));
     this.container.append(this.table(
         ['neighbour', 'its strategy', 'edge cost'],
-        neighbours.slice(0, 200).map((n) => [this.link(n.node), plan[n.node], n.cost])));
+        neighbours.slice(0, 200).map((n) => [this.link(n.node), plan[n.node], grouped(n.cost)])));
   }
 
   showLive(view, plan, t, nodes) {
-    this.title.textContent = `${nodes.length} nodes live at t = ${t}`;
+    this.title.textContent = `${grouped(nodes.length)} nodes live at t = ${grouped(t)}`;
     this.container.textContent = '';
-    const rows =
-        Array.from(nodes.slice(0, 500), (v) => [this.link(v), view.usageOf(plan, v), plan[v]]);
+    const rows = Array.from(
+        nodes.slice(0, 500), (v) => [this.link(v), bytes(view.usageOf(plan, v)), plan[v]]);
     this.container.append(this.table(['node', 'usage', 'strategy'], rows));
   }
 }

@@ -2,6 +2,7 @@
 // reduced (when the engine reports it), the time horizon, the limit and the
 // minimum-possible peak; and one engine stats line (rounds, moves/s, wasm
 // heap). Plain HTML, filled by app.mjs after a load and on progress.
+import {bytes} from '../../format.mjs';
 import {formatBytes, formatSeconds, groupDigits} from '../../plots/scales.mjs';
 
 export function renderSummary(table, info, load) {
@@ -23,10 +24,12 @@ export function renderSummary(table, info, load) {
       `[${info.horizon[0]}, ${info.horizon[1]}), ${
           groupDigits(info.checkpoints)} distinct interval starts`
     ],
-    ['usage limit', limit === null ? 'none' : groupDigits(info.limit)],
+    [
+      'usage limit', limit === null ? 'none' : `${bytes(info.limit)} (${groupDigits(info.limit)} B)`
+    ],
     [
       'min possible peak',
-      groupDigits(info.minPeak) +
+      `${bytes(info.minPeak)}` +
           (limit ? ` (${(Number(info.minPeak) / limit).toFixed(3)} of the limit)` : '')
     ],
     ['compact model', formatBytes(info.memoryBytes)],
