@@ -16,15 +16,18 @@ import {fromError, ShardLabError} from './result.mjs';
 export const STOP_GRACE_MS = 100;
 
 /**
- * A stop signal for one run: `promise` resolves when `fire()` is called
- * (the client's stop()).
+ * A stop signal for one run: `promise` resolves and `fired` turns true
+ * when `fire()` is called (the client's stop()).
  */
 export function stopSignal() {
-  let fire = null;
-  const promise = new Promise((resolve) => {
-    fire = resolve;
+  const signal = {fired: false};
+  signal.promise = new Promise((resolve) => {
+    signal.fire = () => {
+      signal.fired = true;
+      resolve();
+    };
   });
-  return {promise, fire};
+  return signal;
 }
 
 /**

@@ -105,10 +105,10 @@ export class PlannerClient {
       await sessions.ready();
       const carried = this.best ? [this.best.text, ...offers] : offers;
       for (const schedule of carried) {
-        if (this.stopAsked) break;
+        if (signal.fired) break;
         await sessions.call(OP.OFFER, {schedule});
       }
-      if (this.stopAsked) return {reason: 'stopped', elapsedS: this.elapsedS};
+      if (this.stopAsked || signal.fired) return {reason: 'stopped', elapsedS: this.elapsedS};
       const done = await sessions.call(OP.PLAN, {options, timeLimitS, startedAtMs});
       this.elapsedS = this.baseS + done.elapsedS;
       return {reason: done.reason, elapsedS: this.elapsedS};

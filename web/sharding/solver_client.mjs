@@ -153,18 +153,24 @@ export class SolverClient {
     this.runBaseS = baseS;
     this.runLimitS = limit;
     try {
-      if (carry) await this.offer(carry.plan, carry.cost);
-      await Promise.all(this.workers.map((w) => w.loaded || w.ready));
-      if (this.stopAsked) return this.workers.map(() => 'stopped');
-      const runs = this.workers.map((handle, index) => handle.call(OP.START, {
-        options: {...options, workers: this.workers.length},
-        index,
-        timeLimitS: limit,
-        baseS,
-        startedAtMs,
-      }));
+      // The offer and the workers' start-up are inside the race too: a
+      // worker still finishing a stopped run answers them only afterwards.
+      const signal = this.signal;  // this run's: a later start() has its own
+      const run = (async () => {
+        if (carry) await this.offer(carry.plan, carry.cost);
+        await Promise.all(this.workers.map((w) => w.loaded || w.ready));
+        if (this.stopAsked || signal.fired)
+          return this.workers.map(() => ({reason: 'stopped', elapsedS: baseS}));
+        return Promise.all(this.workers.map((handle, index) => handle.call(OP.START, {
+          options: {...options, workers: this.workers.length},
+          index,
+          timeLimitS: limit,
+          baseS,
+          startedAtMs,
+        })));
+      })();
       const done = await untilStopped(
-          Promise.all(runs), this.signal,
+          run, this.signal,
           () => this.workers.map(
               (_, i) =>
                   ({reason: 'stopped', elapsedS: this.stats[i] ? this.stats[i].elapsedS : baseS})));
