@@ -31,9 +31,10 @@ export const OP = Object.freeze({
   MODEL: 'model',  // {model: {fields, name, hasLimit, limit}}: import a model parsed elsewhere
   START: 'start',  // {options, index, timeLimitS, baseS}: run the engine
   // The pipeline lab (web/pipeline/worker.js): a session per problem.
-  OPEN: 'open',              // {text, source} | {flags}: parse the problem, simulate every schedule
-  CHECK: 'check',            // {schedule}: a schedule JSON re-timed and checked
-  EXPORT: 'export',          // {schedule, format}: Chrome trace or PyTorch CSV text
+  OPEN: 'open',          // {text, source} | {flags}: parse the problem, list its schedules
+  SIMULATE: 'simulate',  // {name}: one schedule simulated: {name, text, summary} | {name, error}
+  CHECK: 'check',        // {schedule}: a schedule JSON re-timed and checked
+  EXPORT: 'export',      // {schedule, format}: Chrome trace or PyTorch CSV text
   IMPORT_CSV: 'import-csv',  // {csv, source}: a PyTorch schedule CSV, timed
   EMIT_LP: 'emit-lp',        // {options}: the MIP as CPLEX-LP text
   MIP_START: 'mip-start',    // {options, schedule}: its column values

@@ -5,9 +5,41 @@
 // request (its script, or its wasm module not starting) rejects `ready` and
 // every pending call, so nothing waits forever. Shared by every lab's client
 // (sharding/solver_client.mjs, the pipeline lab's clients); protocol.mjs
-// defines the messages, worker_shell.mjs serves them.
+// defines the messages, worker_shell.mjs serves them. untilStopped() lets a
+// client end a run on Stop within STOP_GRACE_MS even while its worker is
+// inside a long synchronous step (a presolve, a planner's start, a large
+// schedule's JSON): the run's late messages still arrive and are kept.
 import {MSG, request} from './protocol.mjs';
 import {fromError, ShardLabError} from './result.mjs';
+
+/** How long a stopped run may take to answer before its client ends it itself. */
+export const STOP_GRACE_MS = 100;
+
+/**
+ * A stop signal for one run: `promise` resolves and `fired` turns true
+ * when `fire()` is called (the client's stop()).
+ */
+export function stopSignal() {
+  const signal = {fired: false};
+  signal.promise = new Promise((resolve) => {
+    signal.fire = () => {
+      signal.fired = true;
+      resolve();
+    };
+  });
+  return signal;
+}
+
+/**
+ * Resolves with the run's DONE (`call`), unless the stop `signal` fired and
+ * STOP_GRACE_MS passed without it: then with `fallback()` (the client's
+ * view of the stopped run), and the DONE, when it comes, is dropped.
+ */
+export function untilStopped(call, signal, fallback, graceMs = STOP_GRACE_MS) {
+  const late = signal.promise.then(() => new Promise((resolve) => setTimeout(resolve, graceMs)))
+                   .then(() => fallback());
+  return Promise.race([call, late]);
+}
 
 export class WorkerHandle {
   constructor(url, index, onEvent) {
@@ -46,12 +78,15 @@ export class WorkerHandle {
     this.ready.catch(() => {});  // observed by load() and start(); never unhandled
   }
 
+  /** A request's promise; its `id` is the request's (events carry it). */
   call(op, payload = {}, transfer = []) {
     const id = this.nextId++;
-    return new Promise((resolve, reject) => {
+    const promise = new Promise((resolve, reject) => {
       this.pending.set(id, {resolve, reject, op});
       this.worker.postMessage(request(id, op, payload), transfer);
     });
+    promise.id = id;
+    return promise;
   }
 
   failPending(error) {

@@ -16,7 +16,11 @@
 // right after DONE is posted, in the same task), what it throws becomes the ERROR
 // reply {error: {code, message}} (a ShardLabError keeps its core code).
 // STOP is the shell's: it sets `stop` on the running run and answers
-// {wasRunning}. A boot that fails is reported once with id 0, and every
+// {wasRunning}. Any request that comes while a stopped run still finishes
+// its step waits until that run has ended (the page's clients resolve a
+// stopped run at once, see worker_client.mjs, so a resume or a new problem
+// can come first, and must not find the engine in use); a run requested
+// while another runs unstopped is refused. A boot that fails is reported once with id 0, and every
 // request then fails with the same reason. Node-tested against a fake scope
 // (tests/web/worker_shell.test.mjs).
 import {checkRequest, errorReply, MSG, OP, reply} from './protocol.mjs';
@@ -57,12 +61,17 @@ export function serve(scope, spec, kept = []) {
       if (running) running.stop = true;
       return {wasRunning};
     }
+    while (running && running.stop) await running.ended;
     const handler = spec.ops[req.op];
     if (!handler)
       throw new ShardLabError('InvalidArgument', `${spec.name} does not serve '${req.op}'`);
+    let ended = null;
     const run = {
       id: req.id,
       stop: false,
+      ended: new Promise((resolve) => {
+        ended = resolve;
+      }),
       post: (type, payload = {}, transfer = []) =>
           scope.postMessage(reply(type, req.id, payload), transfer),
     };
@@ -74,6 +83,7 @@ export function serve(scope, spec, kept = []) {
       return (await handler(req, run)) || {};
     } finally {
       if (running === run) running = null;
+      ended();
     }
   }
 

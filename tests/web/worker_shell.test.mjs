@@ -2,7 +2,8 @@
 // against a fake worker scope: messages that arrive while the modules load
 // are kept and answered, handlers' results become DONE and their errors
 // ERROR with the core's code, STOP ends the running run, a second run is
-// refused, and a boot that fails is reported once and then for every request.
+// refused while one runs but waits for a stopped one, and a boot that fails is reported once and
+// then for every request.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -135,6 +136,48 @@ test('STOP ends the running run; a second run is refused while one runs', async 
   scope.send(P.request(11, P.OP.STOP, {}));
   await waitFor(scope, 10, P.MSG.DONE);
 });
+
+// A stopped run may still be inside a long step when the page (which ends
+// a stopped run itself after a grace, worker_client.mjs) sends the next
+// request: a resume must not be refused, a new problem must not find the
+// engine in use. Both wait until the stopped run has ended.
+test(
+    'after a STOP, the next run and any other request wait for the stopped run to end',
+    async () => {
+      const scope = fakeScope();
+      const order = [];
+      const slow = {
+        ...spec(),
+        ops: {
+          ...spec().ops,
+          plan: async (req, run) => {
+            order.push(`plan ${req.id} starts`);
+            while (!run.stop) await sleep(2);
+            await sleep(40);  // the step it was in when the stop came
+            order.push(`plan ${req.id} ends`);
+            return {reason: 'stopped'};
+          },
+          open: () => {
+            order.push('open');
+            return {};
+          },
+        },
+      };
+      S.serve(scope, slow);
+      scope.send(P.request(20, P.OP.PLAN, {}));
+      await sleep(30);
+      scope.send(P.request(21, P.OP.STOP, {}));
+      scope.send(P.request(22, P.OP.OPEN, {}));
+      scope.send(P.request(23, P.OP.PLAN, {}));
+      assert.equal((await waitFor(scope, 21, P.MSG.DONE)).wasRunning, true);
+      await waitFor(scope, 22, P.MSG.DONE);
+      for (let i = 0; i < 200 && order.length < 4; ++i) await sleep(5);
+      scope.send(P.request(24, P.OP.STOP, {}));
+      assert.deepEqual(replies(scope, 23).filter((m) => m.type === P.MSG.ERROR), []);
+      assert.deepEqual(
+          order.slice(0, 4), ['plan 20 starts', 'plan 20 ends', 'open', 'plan 23 starts']);
+      assert.equal((await waitFor(scope, 23, P.MSG.DONE)).reason, 'stopped');
+    });
 
 test('a handler can transfer buffers and work right after DONE', async () => {
   const scope = fakeScope();

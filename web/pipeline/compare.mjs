@@ -10,12 +10,15 @@ const max = (list) => (list && list.length ? Math.max(...list) : null);
 
 /**
  * Table rows from the core's list ({name, applicable, reason, summary}) and
- * the simulated schedules by name; extra (planned, mip) come last.
+ * the simulated schedules by name (their numbers: the schedule JSON without
+ * its ops is enough); an applicable one not there yet is being simulated;
+ * extra (planned, mip) come last.
  */
 export function compareRows(list, schedules, extra = []) {
   const rows = list.map((info) => {
     const s = schedules.get(info.name);
-    return rowOf(info.name, s, info.applicable ? (s && s.error) || '' : info.reason, info.summary);
+    const reason = !info.applicable ? info.reason : !s ? 'simulating\u2026' : s.error || '';
+    return {...rowOf(info.name, s, reason, info.summary), pending: info.applicable && !s};
   });
   for (const s of extra) rows.push(rowOf(s.name, s, '', s.summary || ''));
   return rows;
@@ -121,6 +124,7 @@ export class CompareTable {
       tr.dataset.schedule = r.name;
       tr.classList.toggle('off', !r.ok);
       tr.classList.toggle('shown', r.name === this.shown);
+      if (r.pending) tr.dataset.pending = 'true';
       const radio = document.createElement('input');
       radio.type = 'radio';
       radio.name = 'pl-show';

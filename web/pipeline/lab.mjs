@@ -47,6 +47,8 @@ const app = {
   stacked: null,
   wanted: {shown: null, stacked: null},  // a link's or a preset's choice
   queue: Promise.resolve(),
+  generation: 0,  // of the latest compute(); an older one stops simulating
+  viewKey: null,  // the shown|stacked pair the timeline and readouts show
 };
 globalThis.shardlabPipeline = app;  // for debugging
 
@@ -68,19 +70,22 @@ function clearError() {
   $('pl-error').textContent = '';
 }
 
+// A schedule's numbers without parsing its whole JSON (a ScheduleEntry's
+// summary; planned, MIP and imported entries are parsed anyway).
+const summaryOf = (entry) => entry.summary || entry.schedule;
+
 function entryOf(name) {
   if (!name) return null;
   const entry = app.extra.get(name) || app.schedules.get(name);
-  return entry && entry.schedule ? entry : null;
+  return entry && entry.error === undefined && summaryOf(entry) ? entry : null;
 }
 
 function bestGenerated() {
   let best = null;
   for (const entry of app.schedules.values()) {
-    if (entry.schedule && entry.schedule.valid !== false &&
-        (!best || entry.schedule.makespan < best.schedule.makespan)) {
-      best = entry;
-    }
+    if (entry.error !== undefined) continue;
+    const s = summaryOf(entry);
+    if (s && s.valid !== false && (!best || s.makespan < summaryOf(best).makespan)) best = entry;
   }
   return best;
 }
@@ -92,19 +97,27 @@ function currentProblemText() {
                                $('pl-problem').value;
 }
 
-/** Recomputes everything for the problem text; the old view stays on error. */
+/**
+ * Recomputes everything for the problem text; the old view stays on error.
+ * A newer problem supersedes a computation still simulating: it ends
+ * between two schedules (resolving to null, not counted in data-computed).
+ */
 function compute(text) {
-  const run = app.queue.then(() => computeNow(text)).catch((error) => {
+  const generation = ++app.generation;
+  const run = app.queue.then(() => computeNow(text, generation)).catch((error) => {
     showError(error.message || String(error));
     return false;
   });
-  app.queue = run.finally(() => {
+  app.queue = run.then((done) => {
+    if (done === null) return null;
     app.section.dataset.computed = String(Number(app.section.dataset.computed || 0) + 1);
+    return done;
   });
   return app.queue;
 }
 
-async function computeNow(text) {
+async function computeNow(text, generation) {
+  if (generation !== app.generation) return null;
   clearError();
   setStatus('working');
   let opened;
@@ -130,6 +143,7 @@ async function computeNow(text) {
   }
   if (app.linkedPlan) await restoreLinked();
   if (app.mode === 'form') $('pl-problem').value = normalized;
+  if (!(await simulateAll(generation))) return null;
   choose();
   render();
   setStatus('ready');
@@ -138,15 +152,49 @@ async function computeNow(text) {
   return true;
 }
 
+// Simulates the problem's schedules one call each in the worker, the ones
+// to show first (a link's or preset's choice, the current ones), then the
+// others in the core's order: the compare table fills row by row, and the
+// timeline is drawn as soon as what it shows is there. False when a newer
+// problem superseded this one.
+async function simulateAll(generation) {
+  const names = app.list.filter((i) => i.applicable).map((i) => i.name);
+  const first = [app.wanted.shown, app.shown, app.wanted.stacked, app.stacked].filter(
+      (n) => names.includes(n));
+  const order = [...new Set([...first, ...names])];
+  app.viewKey = null;
+  const update = () => {
+    renderLists();
+    if (first.some((n) => !app.schedules.has(n)) || !choose(true)) return;
+    if (`${app.shown}|${app.stacked}` !== app.viewKey) renderView();
+  };
+  update();
+  for (const name of order) {
+    if (app.schedules.has(name)) continue;
+    if (generation !== app.generation) return false;
+    const entry = await app.sessions.simulate(name).catch((error) => ({error: error.message}));
+    app.schedules.set(name, entry);
+    update();
+  }
+  return generation === app.generation;
+}
+
 // The schedules shown: a wanted one when it exists, else the current, else
 // the first generated one that is valid (a schedule above the cap is not
-// what a problem file should open on), else the first that applies.
-function choose() {
+// what a problem file should open on), else the first that applies. While
+// schedules are still being simulated (`partial`), nothing is chosen until
+// that first valid one is known: false then, true once chosen.
+function choose(partial = false) {
   const exists = (name) => Boolean(entryOf(name));
-  const valid = (name) => exists(name) && entryOf(name).schedule.valid !== false;
+  const valid = (name) => exists(name) && summaryOf(entryOf(name)).valid !== false;
+  const pending = (info) => info.applicable && !app.schedules.has(info.name);
   const names = app.list.map((i) => i.name);
-  const shown =
-      [app.wanted.shown, app.shown].find(exists) || names.find(valid) || names.find(exists) || null;
+  let shown = [app.wanted.shown, app.shown].find(exists);
+  if (!shown) {
+    const first = app.list.find((i) => pending(i) || valid(i.name));
+    if (partial && first && pending(first)) return false;
+    shown = (first && first.name) || names.find(exists) || null;
+  }
   let stacked = app.wanted.stacked !== null && app.wanted.stacked !== undefined ?
       app.wanted.stacked :
       app.stacked;
@@ -155,6 +203,7 @@ function choose() {
   app.stacked = stacked;
   if (exists(app.wanted.shown)) app.wanted.shown = null;
   if (app.wanted.stacked === null || exists(app.wanted.stacked)) app.wanted.stacked = null;
+  return true;
 }
 
 async function restoreStored(key) {
@@ -207,6 +256,12 @@ function fillSelect(select, names, value, none = null) {
 }
 
 function render() {
+  renderLists();
+  renderView();
+}
+
+// The schedule menus and the compare table (cheap: summaries only).
+function renderLists() {
   const names = [
     ...app.list.filter((i) => entryOf(i.name)).map((i) => i.name),
     ...EXTRA.filter((n) => app.extra.has(n))
@@ -214,10 +269,17 @@ function render() {
   fillSelect($('pl-schedule'), names, app.shown);
   fillSelect($('pl-compare-select'), names.filter((n) => n !== app.shown), app.stacked, 'none');
   const extras =
-      EXTRA.filter((n) => app.extra.has(n)).map((n) => ({...app.extra.get(n).schedule, name: n}));
+      EXTRA.filter((n) => app.extra.has(n)).map((n) => ({...summaryOf(app.extra.get(n)), name: n}));
   compare.setRows(compareRows(
-      app.list, new Map([...app.schedules].map(([k, v]) => [k, v.schedule || v])), extras));
+      app.list, new Map([...app.schedules].map(([k, v]) => [k, v.error ? v : summaryOf(v)])),
+      extras));
   compare.select(app.shown, app.stacked);
+}
+
+// The readouts and the timeline of the shown and stacked schedules (these
+// parse the schedules' JSON and lay out their ops).
+function renderView() {
+  app.viewKey = `${app.shown}|${app.stacked}`;
   const shown = entryOf(app.shown);
   if (shown) renderReadouts($('pl-readouts'), $('pl-devices'), shown.schedule);
   $('pl-readouts').hidden = !shown;
@@ -231,7 +293,7 @@ function render() {
 
 function renderDevicesTitle(shown) {
   $('pl-devices').closest('section').querySelector('[data-testid=pl-devices-title]').textContent =
-      shown ? `of ${shown.schedule.name}` : '';
+      shown ? `of ${summaryOf(shown).name}` : '';
 }
 
 function show(name) {
@@ -276,7 +338,8 @@ function flushSave() {
   const pending = pendingSave;
   pendingSave = null;
   if (!pending) return Promise.resolve();
-  const {schedule, text} = pending.entry;
+  const schedule = summaryOf(pending.entry);
+  const {text} = pending.entry;
   return savePlanned(
              pending.key,
              {name: schedule.name, makespan: schedule.makespan, bound: plan.planner.bound, text})
@@ -354,8 +417,11 @@ async function useJson(text, example = null, sourceName = null) {
   return done;
 }
 
+// An example starts a fresh view: the previous one's stacked schedule goes
+// (a preset then stacks its own comparison, if it has one).
 async function openExample(value) {
   const preset = PRESETS.find((p) => p.id === value);
+  app.stacked = null;
   if (preset) {
     form.write(preset.params);
     plan.applySettings({placement: preset.placement || null});

@@ -9,6 +9,7 @@ const PARAM = '#cbd5e1';
 const ACT = '#a5b4c8';
 const ACT_LINE = '#475569';
 const OVER = '#dc2626';
+const LABEL_PX = 12;  // an 11 px label's height with a pixel between two
 
 // The activation area above the parameters: the exact steps when they are
 // few, else their per-pixel envelope (peaks kept).
@@ -40,7 +41,10 @@ function stepPath(ctx, t, v, x, y, base, [t0, t1], [left, right]) {
 /**
  * Draws the strips of every device of `schedule`: box {left, right, top},
  * trackHeight per device, x the time scale, [t0, t1] the visible domain;
- * each device's peak is written by `format` (a plain number by default).
+ * a device's peak is written by `format` (a plain number by default) at the
+ * strip's left, on every strip while they are at least LABEL_PX tall and on
+ * every k-th one below that (p >= 32), so labels never overlap. Returns the
+ * labels' y positions.
  */
 export function drawMemoryTracks(ctx, schedule, box, trackHeight, x, [t0, t1], format = fmt) {
   const devices = (schedule.memory || []).length;
@@ -48,6 +52,8 @@ export function drawMemoryTracks(ctx, schedule, box, trackHeight, x, [t0, t1], f
   const caps = capOf(schedule);
   const params = schedule.peak_parameter || [];
   const peaks = schedule.peak_activation || [];
+  const every = Math.ceil(LABEL_PX / trackHeight);
+  const labels = [];
   ctx.save();
   for (let d = 0; d < devices; ++d) {
     const y0 = box.top + d * trackHeight;
@@ -93,12 +99,15 @@ export function drawMemoryTracks(ctx, schedule, box, trackHeight, x, [t0, t1], f
       ctx.setLineDash([]);
     }
     ctx.restore();
+    if (d % every) continue;
     ctx.fillStyle = '#6b7280';
     ctx.textAlign = 'right';
     ctx.textBaseline = 'middle';
     ctx.fillText(format(param + (peaks[d] || 0)), box.left - 4, y0 + h / 2);
+    labels.push(y0 + h / 2);
   }
   ctx.restore();
+  return labels;
 }
 
 function fmt(v) {

@@ -8,6 +8,7 @@
 import {boundOnGrid, decimalsOf, elapsedOfLimit, fixed, gapPercent, grouped} from '../format.mjs';
 import {applySchema, readOption, rowOf} from '../options_form.mjs';
 import {formatSeconds} from '../plots/scales.mjs';
+import {stopSignal, untilStopped} from '../worker_client.mjs';
 
 import {AnytimeChart} from './anytime_chart.mjs';
 import {MipClient} from './mip_client.mjs';
@@ -177,9 +178,8 @@ export class PlanPanel {
   references() {
     const generated = this.host.bestGenerated();
     const refs = [];
-    if (generated)
-      refs.push(
-          [`best generated (${generated.schedule.name})`, generated.schedule.makespan, '#a16207']);
+    const summary = generated && (generated.summary || generated.schedule);
+    if (summary) refs.push([`best generated (${summary.name})`, summary.makespan, '#a16207']);
     if (this.engine === 'mip' && this.planner.best)
       refs.push(['branch and bound', this.planner.best.makespan, '#0f766e']);
     return refs;
@@ -188,7 +188,7 @@ export class PlanPanel {
   // ---- the branch and bound ----
 
   plannerIncumbent(best) {
-    this.host.onSchedule('planned', {text: best.text, schedule: best.schedule});
+    this.host.onSchedule('planned', best.entry);
     if (this.running === 'planner')
       this.chart.addOverall(best.seconds, best.makespan, best.bound ?? 0);
     this.showNumbers();
@@ -262,6 +262,7 @@ export class PlanPanel {
     const {timeS} = this.settings();
     this.limitS = timeS;
     this.running = this.engine;
+    this.stopMip = stopSignal();  // a stop before HiGHS runs (LP and start still being made)
     this.runOptions = this.options();
     this.referenced = null;
     this.setButtons();
@@ -277,8 +278,8 @@ export class PlanPanel {
         const done = await this.planner.plan(this.runOptions, timeS, offers);
         status = done.reason === 'stopped' ? 'stopped' : 'done';
         const best = this.planner.best;
-        const where = best && best.schedule.problem ?
-            ` on the ${best.schedule.problem.placement} placement` :
+        const where = best && best.summary.problem ?
+            ` on the ${best.summary.problem.placement} placement` :
             '';
         this.$('pl-plan-note').textContent = this.planner.proven ?
             `Proven optimal${where} in ${formatSeconds(done.elapsedS)}.` :
@@ -302,14 +303,20 @@ export class PlanPanel {
   async runMip(problem, timeS) {
     const sessions = this.host.sessions;
     const options = this.runOptions;
-    const lp = await sessions.emitLp(options);
+    // A stop while the session writes the LP or the start (long on large
+    // problems) ends the run at once; HiGHS never starts.
+    const stopped = {};
+    const unlessStopped = (call) => untilStopped(call, this.stopMip, () => stopped, 0);
+    const lp = await unlessStopped(sessions.emitLp(options));
+    if (lp === stopped) return 'stopped';
     const incumbent = this.planner.best || this.host.bestGenerated();
     let start = null;
     try {
-      start = incumbent ? await sessions.mipStart(options, incumbent.text) : null;
+      start = incumbent ? await unlessStopped(sessions.mipStart(options, incumbent.text)) : null;
     } catch (error) {
       this.$('pl-plan-note').textContent = `No warm start (${error.message}).`;
     }
+    if (start === stopped) return 'stopped';
     this.mipBest = null;
     const done = await this.mip.solve(lp, start, timeS);
     if (done.columns && Object.keys(done.columns).length && done.status !== 'stopped') {
@@ -324,8 +331,9 @@ export class PlanPanel {
     } else if (this.mipBest && Number.isFinite(done.dual)) {
       this.mipBest.bound = done.dual;
     }
-    const warm = done.start ? ` Warm start: ${done.start.given} columns from ${
-                                  incumbent ? incumbent.schedule.name : 'none'}` +
+    const warm = done.start ?
+        ` Warm start: ${done.start.given} columns from ${
+            incumbent ? (incumbent.summary || incumbent.schedule).name : 'none'}` +
             (done.start.missing ? ` (${done.start.missing} names not in the LP).` : '.') :
                                   '';
     this.$('pl-plan-note').textContent =
@@ -336,7 +344,10 @@ export class PlanPanel {
   /** Stops the run and resolves once it has ended (its last schedule taken). */
   async stop() {
     if (this.running === 'planner') await this.planner.stop();
-    if (this.running === 'mip') this.mip.stop();
+    if (this.running === 'mip') {
+      this.stopMip.fire();
+      this.mip.stop();
+    }
     if (this.run) await this.run;
   }
 }

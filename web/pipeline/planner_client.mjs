@@ -6,6 +6,9 @@
 // planner's progress record (core/progress.h). lab.mjs drives it;
 // tests/web/pipeline_clients.test.mjs runs it against a fake worker.
 import {MSG, OP} from '../protocol.mjs';
+import {stopSignal, untilStopped} from '../worker_client.mjs';
+
+import {ScheduleEntry} from './session_client.mjs';
 
 export class PlannerClient {
   /**
@@ -29,6 +32,10 @@ export class PlannerClient {
     this.bound = null;   // the best proven lower bound on the makespan
     this.record = null;  // the last progress record
     this.elapsedS = 0;   // solving time over all runs of this problem
+    // Requests of the worker issued before now belong to the old problem:
+    // their late events (a stopped run still reporting) are dropped.
+    const handle = this.sessions.handle;
+    this.freshFrom = handle ? handle.nextId : 0;
   }
 
   get gap() {
@@ -44,26 +51,36 @@ export class PlannerClient {
 
   onEvent(msg) {
     const record = msg.record;
-    if (!record) return;
+    if (!record || msg.id < this.freshFrom) return;
     const seconds = this.baseS + record.elapsedS;
     if (this.bound === null || record.bound > this.bound) this.bound = record.bound;
     this.record = record;
-    if (msg.type === MSG.INCUMBENT && msg.schedule) this.consider(msg.schedule, seconds);
+    if (msg.type === MSG.INCUMBENT && msg.schedule) {
+      this.consider(msg.schedule, seconds, msg.summary || null);
+    }
     if (this.best && this.bound !== null && this.bound > this.best.makespan) {
       this.bound = this.best.makespan;
     }
     if (this.handlers.onProgress) this.handlers.onProgress({bound: this.bound, record, seconds});
   }
 
-  /** Keeps a schedule (JSON text or object) when it beats the best; true if it did. */
-  consider(schedule, seconds = this.elapsedS) {
-    const object = typeof schedule === 'string' ? JSON.parse(schedule) : schedule;
+  /**
+   * Keeps a schedule (JSON text, with its summary when the worker made one,
+   * or an object) when it beats the best; true if it did. best is a
+   * ScheduleEntry with makespan and seconds: its JSON is parsed here only
+   * when no summary came with it.
+   */
+  consider(schedule, seconds = this.elapsedS, summary = null) {
+    const text = typeof schedule === 'string' ? schedule : JSON.stringify(schedule);
+    const entry = typeof schedule === 'string' ? new ScheduleEntry(text, summary) :
+                                                 new ScheduleEntry(text, schedule);
+    if (typeof schedule !== 'string') entry.parsed = schedule;
+    const object = entry.summary;
     if (!object || !Number.isFinite(object.makespan) || object.valid === false) return false;
     if (this.best && this.best.makespan <= object.makespan) return false;
-    const text = typeof schedule === 'string' ? schedule : JSON.stringify(schedule);
-    this.best = {schedule: object, text, makespan: object.makespan, seconds};
+    this.best = Object.assign(entry, {makespan: object.makespan, seconds});
     if (this.handlers.onIncumbent) {
-      this.handlers.onIncumbent({...this.best, bound: this.bound});
+      this.handlers.onIncumbent({entry: this.best, ...this.best, bound: this.bound});
     }
     return true;
   }
@@ -72,33 +89,50 @@ export class PlannerClient {
    * Runs the planner on the session's problem until timeLimitS, a proof or
    * a stop; offers (schedule JSON texts, e.g. from a link or IndexedDB) and
    * the best so far go in first. Resolves to {reason, elapsedS}; reason is
-   * 'finished', 'time' or 'stopped'.
+   * 'finished', 'time' or 'stopped'. A stop resolves it within
+   * STOP_GRACE_MS even while the worker is busy (a large problem's offers
+   * or planner start); what that run still reports afterwards is kept.
    */
   async plan(options, timeLimitS, offers = []) {
     if (this.running) throw new Error('the planner is already running');
     this.stopAsked = false;
+    const signal = stopSignal();
+    this.signal = signal;
     const sessions = this.sessions;
     const startedAtMs = performance.timeOrigin + performance.now();  // the limit counts from here
-    this.running = (async () => {
+    this.baseS = this.elapsedS;
+    const run = (async () => {
       await sessions.ready();
       const carried = this.best ? [this.best.text, ...offers] : offers;
-      for (const schedule of carried) await sessions.call(OP.OFFER, {schedule});
-      if (this.stopAsked) return {reason: 'stopped', elapsedS: 0};
-      this.baseS = this.elapsedS;
+      for (const schedule of carried) {
+        if (signal.fired) break;
+        await sessions.call(OP.OFFER, {schedule});
+      }
+      if (this.stopAsked || signal.fired) return {reason: 'stopped', elapsedS: this.elapsedS};
       const done = await sessions.call(OP.PLAN, {options, timeLimitS, startedAtMs});
       this.elapsedS = this.baseS + done.elapsedS;
       return {reason: done.reason, elapsedS: this.elapsedS};
     })();
+    this.running = untilStopped(run, signal, () => {
+      this.elapsedS = this.baseS + (this.record ? this.record.elapsedS : 0);
+      return {reason: 'stopped', elapsedS: this.elapsedS};
+    });
     try {
       return await this.running;
     } finally {
       this.running = null;
+      this.signal = null;
     }
   }
 
-  /** Stops the running plan (it then resolves with reason 'stopped'). */
-  async stop() {
+  /**
+   * Stops the running plan: it resolves with reason 'stopped' once the
+   * worker answers, or after STOP_GRACE_MS if the worker is busy.
+   */
+  stop() {
     this.stopAsked = true;
-    if (this.running) await this.sessions.call(OP.STOP);
+    if (!this.running) return Promise.resolve();
+    this.signal.fire();
+    return this.sessions.call(OP.STOP).catch(() => {});
   }
 }

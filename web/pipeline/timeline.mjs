@@ -1,16 +1,18 @@
 // The timeline plot: one or two schedules stacked on one time axis, one row
 // per device, cells coloured by kind (F blue, B orange, W green; a full
 // backward B+W orange with a green foot; an overlapped F&B pair split in two
-// halves inside a black border), numbered by micro-batch, shaded by chunk and
-// direction, idle gaps hatched, memory tracks under the rows. Hovering a cell
-// draws its dependency arrows (communication delays solid, waiting dotted)
-// and a tooltip; zoom and pan come from timeline_input.mjs. One canvas, redrawn at most once per
-// frame (Plot), drawing only the cells in view: DualPipe-sized schedules stay fluid.
+// halves inside a black border), numbered by micro-batch, chunk 1 darker,
+// the reverse direction hatched (cells.mjs), idle gaps lightly hatched,
+// memory tracks under the rows. Hovering a cell draws its dependency arrows
+// (communication delays solid, waiting dotted) and a tooltip; zoom and pan
+// come from timeline_input.mjs. One canvas, redrawn at most once per frame
+// (Plot), drawing only the cells in view into a cached layer that hovering
+// reuses: a p 64, m 512 schedule stays fluid under the mouse.
 import {DataTable} from '../data_table.mjs';
 import {COLORS, FONT, Plot} from '../plots/canvas.mjs';
 import {linearScale} from '../plots/scales.mjs';
 
-import {CellBatch, PALETTE} from './cells.mjs';
+import {CellBatch, PALETTE, REVERSE_HATCH} from './cells.mjs';
 import {arrowsOf, buildLayout, clampDomain, panDomain, slotAt, visibleRange, zoomDomain} from './layout.mjs';
 import {drawMemoryTracks, MEMORY_LEGEND} from './memory_track.mjs';
 import {attachInput, tooltipText} from './timeline_input.mjs';
@@ -19,6 +21,7 @@ const LEFT = 58;
 const RIGHT = 12;
 const TITLE_H = 20;
 const AXIS_H = 22;
+const LABEL_PX = 12;  // the least distance between two row or strip labels (11 px font)
 const ARROW_IN = '#111827';
 const ARROW_OUT = '#7c3aed';
 const DELAY = '#db2777';
@@ -58,6 +61,8 @@ export class Timeline {
     this.hover = null;  // {block, slot}
     this.showMemory = true;
     this.comm = 0;
+    this.version = 0;
+    this.layer = null;  // the cells, strips and axis, drawn once per view (see draw)
     this.plot = new Plot(canvas, (ctx, w, h) => this.draw(ctx, w, h));
     this.table = new DataTable(canvas, 'each device\'s busy and idle time', () => this.summary());
     attachInput(this);
@@ -89,6 +94,7 @@ export class Timeline {
     const block = (e) => (
         {schedule: e.schedule, title: e.title || e.schedule.name, layout: buildLayout(e.schedule)});
     this.blocks = entries.filter((e) => e && e.schedule).map(block);
+    ++this.version;  // the cached layer is stale
     this.comm = comm;
     this.canvas.dataset.schedules = this.blocks.map((b) => b.schedule.name).join(',');
     const max = Math.max(1e-9, ...this.blocks.map((b) => b.layout.makespan));
@@ -162,14 +168,68 @@ export class Timeline {
       ctx.fillText('no schedule', width / 2, height / 2);
       return false;
     }
-    if (!this.pattern) this.pattern = hatch(ctx);
     const x = this.scale(width);
     const geo = this.geometry();
-    this.drawGrid(ctx, x, width, geo);
-    this.blocks.forEach((block, i) => this.drawBlock(ctx, block, geo[i], x, width));
-    if (this.hover) this.drawArrows(ctx, this.hover, geo[this.hover.block], x);
-    this.drawAxis(ctx, x, width, geo[geo.length - 1].memBottom + 4);
+    // Everything but the hover lives in a cached layer: moving the mouse
+    // redraws only the highlight and the arrows, whatever the op count.
+    const ratio = ctx.getTransform().a || 1;
+    const key = [width, height, ratio, ...this.domain, this.showMemory, this.version].join();
+    if (!this.layer || this.layerKey !== key) {
+      this.layerKey = key;
+      this.layer = this.layer || document.createElement('canvas');
+      this.layer.width = ctx.canvas.width;
+      this.layer.height = ctx.canvas.height;
+      const lc = this.layer.getContext('2d');
+      lc.setTransform(ratio, 0, 0, ratio, 0, 0);
+      lc.fillStyle = '#fff';
+      lc.fillRect(0, 0, width, height);
+      lc.font = FONT;
+      this.drawLayer(lc, x, width, geo);
+    }
+    ctx.save();
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
+    ctx.drawImage(this.layer, 0, 0);
+    ctx.restore();
+    if (this.hover) {
+      this.drawHighlight(ctx, this.hover, geo[this.hover.block], x, width);
+      this.drawArrows(ctx, this.hover, geo[this.hover.block], x);
+    }
     return true;
+  }
+
+  // The cells, labels, strips and axis; what was drawn goes to data-*
+  // attributes for the tests: layer-draws (how often the layer was drawn),
+  // cells (those wide enough for a digit) and labelled (those that got their
+  // micro-batch), row-labels and strip-labels (the labels' y positions).
+  drawLayer(ctx, x, width, geo) {
+    if (!this.pattern) this.pattern = hatch(ctx);
+    this.drawGrid(ctx, x, width, geo);
+    const drawn = {cells: 0, labelled: 0, rowLabels: [], stripLabels: []};
+    this.blocks.forEach((block, i) => this.drawBlock(ctx, block, geo[i], x, width, drawn));
+    this.drawAxis(ctx, x, width, geo[geo.length - 1].memBottom + 4);
+    const data = this.canvas.dataset;
+    data.layerDraws = String(Number(data.layerDraws || 0) + 1);
+    data.cells = String(drawn.cells);
+    data.labelled = String(drawn.labelled);
+    data.rowLabels = drawn.rowLabels.map((y) => y.toFixed(1)).join(',');
+    data.stripLabels = drawn.stripLabels.map((y) => y.toFixed(1)).join(',');
+  }
+
+  drawHighlight(ctx, hover, g, x, width) {
+    const slot = hover.layout.slots[hover.slot];
+    const [t0, t1] = this.domain;
+    if (slot.end < t0 || slot.start > t1) return;
+    const x0 = x(slot.start);
+    const x1 = x(slot.end);
+    const y = g.rowsTop + slot.device * g.row;
+    ctx.save();
+    ctx.beginPath();
+    ctx.rect(LEFT, g.rowsTop, width - RIGHT - LEFT, g.rowsBottom - g.rowsTop);
+    ctx.clip();
+    ctx.strokeStyle = '#111827';
+    ctx.lineWidth = 2;
+    ctx.strokeRect(x0 - 0.5, y + 1, Math.max(1, x1 - x0 + 1), g.row - 2);
+    ctx.restore();
   }
 
   drawGrid(ctx, x, width, geo) {
@@ -209,7 +269,7 @@ export class Timeline {
     ctx.restore();
   }
 
-  drawBlock(ctx, block, g, x, width) {
+  drawBlock(ctx, block, g, x, width, drawn) {
     const {layout, schedule} = block;
     const [t0, t1] = this.domain;
     const left = LEFT;
@@ -239,43 +299,36 @@ export class Timeline {
       }
     }
     const batch = new CellBatch();
-    let hovered = null;
     for (let d = 0; d < layout.devices; ++d) {
       const [first, last] = visibleRange(layout, d, t0, t1);
       const y = g.rowsTop + d * g.row;
       for (let k = first; k < last; ++k) {
-        const s = layout.rows[d][k];
-        const slot = layout.slots[s];
-        const x0 = x(slot.start);
-        const x1 = x(slot.end);
-        batch.cell(layout, slot, x0, x1, y, g.row);
-        if (this.hover && this.hover.layout === layout && this.hover.slot === s)
-          hovered = [x0, x1, y];
+        const slot = layout.slots[layout.rows[d][k]];
+        batch.cell(layout, slot, x(slot.start), x(slot.end), y, g.row);
       }
     }
     batch.flush(ctx);
-    if (hovered) {
-      const [x0, x1, y] = hovered;
-      ctx.strokeStyle = '#111827';
-      ctx.lineWidth = 2;
-      ctx.strokeRect(x0 - 0.5, y + 1, Math.max(1, x1 - x0 + 1), g.row - 2);
-    }
+    drawn.cells += batch.cells;
+    drawn.labelled += batch.labelled;
     ctx.restore();
     ctx.save();
     ctx.fillStyle = COLORS.muted;
+    ctx.font = FONT;
     ctx.textAlign = 'right';
     ctx.textBaseline = 'middle';
-    for (let d = 0; d < layout.devices; ++d) {
-      if (g.row >= 10 || d % Math.ceil(10 / g.row) === 0) {
-        ctx.fillText(`dev ${d}`, left - 6, g.rowsTop + d * g.row + g.row / 2);
-      }
+    // One label per LABEL_PX at most, so dense rows (p >= 16) never overlap.
+    const every = Math.ceil(LABEL_PX / g.row);
+    for (let d = 0; d < layout.devices; d += every) {
+      const y = g.rowsTop + d * g.row + g.row / 2;
+      ctx.fillText(`dev ${d}`, left - 6, y);
+      drawn.rowLabels.push(y);
     }
     ctx.strokeStyle = COLORS.line || '#cbd5e1';
     ctx.strokeRect(left + 0.5, g.rowsTop + 0.5, right - left - 1, g.rowsBottom - g.rowsTop);
     ctx.restore();
     if (g.memBottom > g.rowsBottom) {
-      drawMemoryTracks(
-          ctx, schedule, {left, right, top: g.memTop}, g.track, x, this.domain, this.formatMemory);
+      drawn.stripLabels.push(...drawMemoryTracks(
+          ctx, schedule, {left, right, top: g.memTop}, g.track, x, this.domain, this.formatMemory));
       ctx.save();
       ctx.fillStyle = COLORS.muted;
       ctx.textAlign = 'left';
@@ -436,8 +489,16 @@ function blockSummary(schedule, above = null, format = fmt, formatMemory = fmt) 
   return parts.join('   \u00b7   ');
 }
 
-/** The legend entries of the timeline and its tracks ([color, label]). */
+/**
+ * The legend entries of the timeline and its tracks ([css background,
+ * label]); the number in a cell is its micro-batch.
+ */
 export const TIMELINE_LEGEND = [
-  [PALETTE.F[0], 'F'], [PALETTE.B[0], 'B'], [PALETTE.W[0], 'W'],
-  [PALETTE.F[1], 'chunk 1 / reverse (darker)'], [DELAY, 'comm delay'], ...MEMORY_LEGEND
+  [PALETTE.F[0], 'F'], [PALETTE.B[0], 'B'], [PALETTE.W[0], 'W'], [PALETTE.F[1], 'chunk 1 (darker)'],
+  [
+    `repeating-linear-gradient(135deg, ${REVERSE_HATCH} 0 1.5px, transparent 1.5px 4px), ` +
+        PALETTE.F[0],
+    'reverse direction (hatched)'
+  ],
+  [DELAY, 'comm delay'], ...MEMORY_LEGEND
 ];

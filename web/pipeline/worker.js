@@ -1,18 +1,19 @@
 // The pipeline lab's worker, in the shell of web/worker_shell.mjs: one wasm
 // module and one session (wasm/pipeline_session.h), the problem parsed once
-// per OPEN; every other op runs on it: the schedules simulated for the page
-// (OPEN replies with all of them), a schedule file checked (CHECK), exports
-// (EXPORT), a PyTorch CSV imported (IMPORT_CSV), the MIP's LP text and
-// column maps (EMIT_LP, MIP_START, FROM_MIP), and the planner (PLAN) run in
-// time slices until it proves optimality, reaches its time limit or gets a
-// STOP, posting each better schedule (INCUMBENT) and the progress record
-// (PROGRESS) at most 10 times a second. OFFER hands the planner a schedule
-// found elsewhere (a permalink, IndexedDB, the MIP). Requests name the
-// session they were made for, so a reply never applies to another problem.
+// per OPEN (which lists the schedules the core knows); every other op runs
+// on it: one schedule simulated per SIMULATE (the page asks for them one by
+// one, so a STOP or the next problem never waits behind all of them; the
+// reply carries the schedule JSON and its numbers without the ops, parsed
+// here so the page parses only the schedules it draws), a schedule file
+// checked (CHECK), exports (EXPORT), a PyTorch CSV imported (IMPORT_CSV),
+// the MIP's LP text and column maps (EMIT_LP, MIP_START, FROM_MIP), and the
+// planner (PLAN) run in time slices until it proves optimality, reaches its
+// time limit or gets a STOP, posting each better schedule (INCUMBENT) and
+// the progress record (PROGRESS) at most 10 times a second. OFFER hands the
+// planner a schedule found elsewhere (a permalink, IndexedDB, the MIP).
+// Requests name the session they were made for, so a reply never applies to
+// another problem.
 //
-// Call chain: lab.mjs -> session_client.mjs, planner_client.mjs -> postMessage
-//             -> worker.js -> shardlab.js (Embind, wasm/pipeline_bindings.cpp,
-//             wasm/pipeline_planner_bindings.cpp) -> core/pipeline/
 importScripts('../worker_boot.js');
 
 const SLICE_MS = 40;  // planner time between event-loop turns (a STOP gets through)
@@ -44,21 +45,36 @@ function open(req) {
   session = next;
   ++sessionId;
   held = [];
-  const list = R.unwrap(session.schedules());
-  const schedules = {};
-  for (const info of list) {
-    if (!info.applicable) continue;
-    const simulated = session.simulate(info.name);
-    schedules[info.name] =
-        simulated.ok ? {text: simulated.value} : {error: simulated.error.message};
-  }
-  return {session: sessionId, normalized: session.normalized(), list, schedules};
+  return {
+    session: sessionId,
+    normalized: session.normalized(),
+    list: R.unwrap(session.schedules())
+  };
+}
+
+// What the compare table and the page's choices read of a schedule: all but
+// its ops, units and memory profile (the bulk of a large schedule's JSON),
+// with at most a few violations.
+function summaryOf(text) {
+  const schedule = JSON.parse(text);
+  delete schedule.ops;
+  delete schedule.units;
+  delete schedule.memory;
+  if (Array.isArray(schedule.violations)) schedule.violations = schedule.violations.slice(0, 5);
+  return schedule;
+}
+
+function simulate(req) {
+  const simulated = current(req).simulate(req.name);
+  if (!simulated.ok) return {name: req.name, error: simulated.error.message};
+  return {name: req.name, text: simulated.value, summary: summaryOf(simulated.value)};
 }
 
 function snapshot(run, withSchedule, elapsedS, improvedS, steps) {
   const record = planner.progress(elapsedS);
   if (withSchedule && record.found) {
-    run.post(P.MSG.INCUMBENT, {record, improvedS, steps, schedule: R.unwrap(planner.bestJson())});
+    const schedule = R.unwrap(planner.bestJson());
+    run.post(P.MSG.INCUMBENT, {record, improvedS, steps, schedule, summary: summaryOf(schedule)});
   } else {
     run.post(P.MSG.PROGRESS, {record, improvedS, steps});
   }
@@ -75,7 +91,7 @@ async function plan(req, run) {
   planner = made;
   for (const schedule of held) planner.offer(schedule);
   held = [];
-  const {reason, improvedS, steps} = await L.runSlices({
+  const {reason, dirty, improvedS, steps} = await L.runSlices({
     engine: planner,
     run,
     timeLimitS: req.timeLimitS,
@@ -85,7 +101,9 @@ async function plan(req, run) {
     dirty: planner.progress(0).found,
     report: (withBest, c) => snapshot(run, withBest, elapsed(), c.improvedS, c.steps),
   });
-  snapshot(run, true, elapsed(), improvedS, steps);
+  // The best schedule goes out again only when the page has not seen it:
+  // writing a large schedule's JSON takes seconds, and a STOP waits for it.
+  snapshot(run, dirty, elapsed(), improvedS, steps);
   return {reason, elapsedS: elapsed()};
 }
 
@@ -113,6 +131,7 @@ shardlabWorker({
   runs: ['plan'],
   ops: {
     open,
+    simulate,
     check: (req) => ({text: R.unwrap(current(req).check(req.schedule))}),
     export: (req) => ({text: R.unwrap(current(req).exportAs(req.schedule, req.format))}),
     'import-csv': (req) => ({text: R.unwrap(current(req).importCsv(req.csv, req.source))}),

@@ -5,7 +5,7 @@
 // bound and trace that lab.mjs shows and downloads, and each worker's last
 // progress record (stats[i]: {record, stats: its counters, elapsedS, ...}).
 import {MSG, OP} from '../protocol.mjs';
-import {WorkerHandle} from '../worker_client.mjs';
+import {stopSignal, untilStopped, WorkerHandle} from '../worker_client.mjs';
 
 const better = (a, b) => b === null || BigInt(a) < BigInt(b);  // decimal cost strings
 
@@ -139,10 +139,13 @@ export class SolverClient {
    * carry ({plan, cost}, optional) is offered to every engine first. A stop
    * that comes while that offer or a worker's start-up is still pending is
    * kept: no engine is started, and every reason is 'stopped'. (A worker
-   * ignores a STOP that arrives before its START.)
+   * ignores a STOP that arrives before its START.) A stop resolves it within
+   * STOP_GRACE_MS (worker_client.mjs) even while a worker is inside a long
+   * step (a presolve); what the engines report afterwards is still kept.
    */
   async start(options, timeLimitS, carry = null) {
     this.stopAsked = false;
+    this.signal = stopSignal();
     const startedAtMs = performance.timeOrigin + performance.now();
     const baseS = this.elapsedS;
     const limit = baseS >= timeLimitS ? baseS + timeLimitS : timeLimitS;
@@ -150,17 +153,27 @@ export class SolverClient {
     this.runBaseS = baseS;
     this.runLimitS = limit;
     try {
-      if (carry) await this.offer(carry.plan, carry.cost);
-      await Promise.all(this.workers.map((w) => w.loaded || w.ready));
-      if (this.stopAsked) return this.workers.map(() => 'stopped');
-      const runs = this.workers.map((handle, index) => handle.call(OP.START, {
-        options: {...options, workers: this.workers.length},
-        index,
-        timeLimitS: limit,
-        baseS,
-        startedAtMs,
-      }));
-      const done = await Promise.all(runs);
+      // The offer and the workers' start-up are inside the race too: a
+      // worker still finishing a stopped run answers them only afterwards.
+      const signal = this.signal;  // this run's: a later start() has its own
+      const run = (async () => {
+        if (carry) await this.offer(carry.plan, carry.cost);
+        await Promise.all(this.workers.map((w) => w.loaded || w.ready));
+        if (this.stopAsked || signal.fired)
+          return this.workers.map(() => ({reason: 'stopped', elapsedS: baseS}));
+        return Promise.all(this.workers.map((handle, index) => handle.call(OP.START, {
+          options: {...options, workers: this.workers.length},
+          index,
+          timeLimitS: limit,
+          baseS,
+          startedAtMs,
+        })));
+      })();
+      const done = await untilStopped(
+          run, this.signal,
+          () => this.workers.map(
+              (_, i) =>
+                  ({reason: 'stopped', elapsedS: this.stats[i] ? this.stats[i].elapsedS : baseS})));
       this.elapsedS = Math.max(baseS, ...done.map((d) => d.elapsedS));
       return done.map((d) => d.reason);
     } finally {
@@ -170,6 +183,7 @@ export class SolverClient {
 
   stop() {
     this.stopAsked = true;
+    if (this.signal) this.signal.fire();
     return Promise.all(this.workers.map((w) => w.call(OP.STOP)));
   }
 
