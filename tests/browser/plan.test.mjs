@@ -16,8 +16,14 @@ const site = useSite();
 const NATIVE = process.env.SHARDLAB_PARITY_NATIVE || path.join(SITE, '../parity_native');
 const {cardRows, numberRows} = await import(pathToFileURL(path.join(SITE, 'plan/card.mjs')).href);
 
+// The searches here end proven in about a second on a quiet machine; the
+// CLI's limit is generous so that a loaded machine cannot cut its side short
+// (the JSON holds no limit, only the work done, equal when both end proven).
 function cli(model, gpus, batch, seq = 2048) {
-  const args = ['cli', 'plan', model, '--gpus', String(gpus), '--global-batch', String(batch)];
+  const args = [
+    'cli', 'plan', model, '--gpus', String(gpus), '--global-batch', String(batch), '--time-limit',
+    '300'
+  ];
   return JSON.parse(
       execFileSync(NATIVE, [...args, '--seq', String(seq), '--json'], {encoding: 'utf8'}));
 }

@@ -46,3 +46,14 @@ test('the running clock reads elapsed against the limit', () => {
   assert.equal(F.elapsedOfLimit(0, 2.5), '0.0 / 2.5 s');
   assert.equal(F.elapsedOfLimit(-1, 10), '0.0 / 10 s');
 });
+
+test('the pipeline planner\'s grid counts a device\'s share split over its chunks', async () => {
+  const {problemDecimals} = await import('../../web/pipeline/plan_panel.mjs');
+  const problem = (fields) => JSON.stringify({devices: 4, microbatches: 6, ...fields});
+  assert.equal(problemDecimals(problem({F: 1, B: 2, W: 1, chunks: 1})), 0);
+  // A V-shape (two chunks) halves the stages: F 1 runs as two stages of 0.5,
+  // and the planner's makespan on p 4, m 6, F 1, B 2, W 1 is 25.5.
+  assert.equal(problemDecimals(problem({F: 1, B: 2, W: 1, chunks: 2})), 1);
+  assert.equal(problemDecimals(problem({F: 1.25, chunks: 2})), 3);
+  assert.equal(problemDecimals('not json'), 6);
+});

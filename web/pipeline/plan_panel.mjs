@@ -24,19 +24,24 @@ export const MIP_SIZES_NOTE = 'MIP sizes (HiGHS, 20 s, linear placement, unit ti
     'The branch and bound proves each of them in under 0.05 s: past a few hundred ' +
     'binaries the MIP only confirms what the planner found.';
 
-// The grid a makespan lies on: sums of the problem's durations, so no finer
-// than the most decimals any number of the problem has (at most 6).
+// The grid a makespan lies on: sums of the problem's durations, a device's
+// share split over its chunks (a V-shape halves them: F 1 is two stages of
+// 0.5), so no finer than the most decimals any number of the problem, or
+// that number over the chunks, has (at most 6).
 export function problemDecimals(problemText) {
   let most = 0;
+  let chunks = 1;
   const walk = (v) => {
     if (typeof v === 'number') {
-      most = Math.max(most, decimalsOf(v));
+      most = Math.max(most, decimalsOf(v), decimalsOf(v / chunks));
     } else if (v && typeof v === 'object') {
       for (const item of Object.values(v)) walk(item);
     }
   };
   try {
-    walk(JSON.parse(problemText));
+    const problem = JSON.parse(problemText);
+    if (problem && Number.isInteger(problem.chunks) && problem.chunks > 1) chunks = problem.chunks;
+    walk(problem);
   } catch (error) {
     return 6;
   }
@@ -162,8 +167,11 @@ export class PlanPanel {
     // A bound is a lower bound on a makespan on the problem's grid: a MIP's
     // 12.999999 on integer durations is 13 (ceil'd, never rounded down).
     const problem = this.host.problem();
-    const decimals = problem && problem.normalized ? problemDecimals(problem.normalized) : 6;
     const makespan = best ? best.makespan : null;
+    // A makespan found is on the grid by definition: never print it coarser.
+    const decimals = Math.max(
+        problem && problem.normalized ? problemDecimals(problem.normalized) : 6,
+        Number.isFinite(makespan) ? decimalsOf(makespan) : 0);
     const raw = best ? best.bound : null;
     const bound = Number.isFinite(raw) && raw !== null ?
         Math.min(boundOnGrid(raw, decimals), Number.isFinite(makespan) ? makespan : Infinity) :
