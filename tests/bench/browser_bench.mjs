@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {parseArgs} from 'node:util';
 
-import {launch, openPage, serveSite, SHARED, SOURCE, waitStatus} from '../browser/harness.mjs';
+import {launch, openPage, serveSite, SHARED, SOURCE, table, waitStatus} from '../browser/harness.mjs';
 
 const {values: args} = parseArgs({
   options: {
@@ -25,16 +25,6 @@ const WORKERS = Number(args.workers);
 const NATIVE = process.env.SHARDLAB_PARITY_NATIVE || path.join(SOURCE, 'build/wasm/parity_native');
 const instance = (id) => path.join(SHARED, `benchmarks/asplos-2025-iopddl-${id}.json.gz`);
 const FINAL = ['done', 'stopped', 'error'];
-
-function table(title, header, rows) {
-  console.log(`\n${title}`);
-  const all = [header, ...rows].map((r) => r.map(String));
-  const widths = header.map((_, i) => Math.max(...all.map((r) => r[i].length)));
-  const line = (r) => '| ' + r.map((c, i) => c.padEnd(widths[i])).join(' | ') + ' |';
-  console.log(line(all[0]));
-  console.log('|' + widths.map((w) => '-'.repeat(w + 2)).join('|') + '|');
-  for (const r of all.slice(1)) console.log(line(r));
-}
 
 const mb = (bytes) => (bytes / 1e6).toFixed(1);
 

@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {parseArgs} from 'node:util';
 
-import {launch, openPage, serveSite, SHARED, waitStatus} from '../browser/harness.mjs';
+import {launch, openPage, serveSite, SHARED, table, waitStatus} from '../browser/harness.mjs';
 
 const {values: args} = parseArgs({
   options: {
@@ -22,16 +22,6 @@ const {values: args} = parseArgs({
 });
 const FINAL = ['done', 'stopped', 'error'];
 const instance = (id) => path.join(SHARED, `benchmarks/asplos-2025-iopddl-${id}.json.gz`);
-
-function table(title, header, rows) {
-  console.log(`\n${title}`);
-  const all = [header, ...rows].map((r) => r.map(String));
-  const widths = header.map((_, i) => Math.max(...all.map((r) => r[i].length)));
-  const line = (r) => '| ' + r.map((c, i) => c.padEnd(widths[i])).join(' | ') + ' |';
-  console.log(line(all[0]));
-  console.log('|' + widths.map((w) => '-'.repeat(w + 2)).join('|') + '|');
-  for (const r of all.slice(1)) console.log(line(r));
-}
 
 // One run: the file chosen with the limit set, which starts solving on load.
 async function run(browser, url, id, limitS, workers) {

@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import {parseArgs} from 'node:util';
 
-import {launch, serveSite, SHARED, waitStatus} from '../browser/harness.mjs';
+import {launch, serveSite, SHARED, table, waitStatus} from '../browser/harness.mjs';
 
 const {values: args} = parseArgs({
   options: {
@@ -32,16 +32,6 @@ const push = (list, row) => {
   list.push(row);
   console.log(`# ${row.join(' | ')}`);
 };
-
-function table(title, header, list) {
-  console.log(`\n${title}`);
-  const all = [header, ...list].map((r) => r.map(String));
-  const widths = header.map((_, i) => Math.max(...all.map((r) => r[i].length)));
-  const line = (r) => '| ' + r.map((c, i) => c.padEnd(widths[i])).join(' | ') + ' |';
-  console.log(line(all[0]));
-  console.log('|' + widths.map((w) => '-'.repeat(w + 2)).join('|') + '|');
-  for (const r of all.slice(1)) console.log(line(r));
-}
 
 // Every page records its long tasks from its first moment.
 async function openPage(browser, url) {

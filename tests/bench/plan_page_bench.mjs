@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import {parseArgs} from 'node:util';
 
-import {launch, openPage, serveSite, SHARED, SOURCE} from '../browser/harness.mjs';
+import {launch, openPage, serveSite, SHARED, SOURCE, table} from '../browser/harness.mjs';
 
 const {values: args} = parseArgs({
   options: {
@@ -47,16 +47,6 @@ function readRows() {
   const [header, ...lines] = fs.readFileSync(file, 'utf8').trim().split('\n');
   const keys = header.split(',');
   return lines.map((line) => Object.fromEntries(line.split(',').map((v, i) => [keys[i], v])));
-}
-
-function table(title, header, rows) {
-  console.log(`\n${title}`);
-  const all = [header, ...rows].map((r) => r.map(String));
-  const widths = header.map((_, i) => Math.max(...all.map((r) => r[i].length)));
-  const line = (r) => '| ' + r.map((c, i) => c.padEnd(widths[i])).join(' | ') + ' |';
-  console.log(line(all[0]));
-  console.log('|' + widths.map((w) => '-'.repeat(w + 2)).join('|') + '|');
-  for (const r of all.slice(1)) console.log(line(r));
 }
 
 function cli(model, gpus, batch) {

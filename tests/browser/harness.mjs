@@ -1,8 +1,8 @@
-// Helpers for the browser tests and the browser benchmark (not a test file):
+// Helpers for the browser tests and the browser benchmarks (not a test file):
 // serves build/wasm/site with `python3 -m http.server` on 127.0.0.1, launches
 // Debian's /usr/bin/chromium through playwright-core (never a downloaded
 // browser), and waits on a lab section's data-status (#lab-sharding,
-// #lab-pipeline, #lab-teach) instead of sleeping.
+// #lab-pipeline, #lab-teach) instead of sleeping; table() prints a bench table.
 import {spawn} from 'node:child_process';
 import fs from 'node:fs';
 import {createRequire} from 'node:module';
@@ -154,4 +154,15 @@ export function dropFile(page, name, bytes, {leave = false} = {}) {
 /** The active tab's name (#app[data-lab]). */
 export function activeLab(page) {
   return page.getAttribute('#app', 'data-lab');
+}
+
+/** Prints a Markdown table under a title: the benchmarks' output (tests/bench/*.mjs). */
+export function table(title, header, rows) {
+  console.log(`\n${title}`);
+  const all = [header, ...rows].map((r) => r.map(String));
+  const widths = header.map((_, i) => Math.max(...all.map((r) => r[i].length)));
+  const line = (r) => '| ' + r.map((c, i) => c.padEnd(widths[i])).join(' | ') + ' |';
+  console.log(line(all[0]));
+  console.log('|' + widths.map((w) => '-'.repeat(w + 2)).join('|') + '|');
+  for (const r of all.slice(1)) console.log(line(r));
 }
