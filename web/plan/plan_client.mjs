@@ -3,9 +3,12 @@
 // search with its progress records going to onRecord, stops it, and asks for
 // a part's layout. A run's result comes back as the core's plan JSON (text,
 // kept for downloads, and parsed), the exports and the timeline's schedule
-// JSON. lab.mjs drives it.
+// JSON. lab.mjs drives it. A Stop after the plan has been evaluated ends the
+// run on the page within STOP_GRACE_MS (worker_client.mjs untilStopped) with
+// that plan, even while the worker is inside a long step (a long pipeline's
+// simulation, the why-not rows); the worker's late answer is dropped.
 import {MSG, OP} from '../protocol.mjs';
-import {WorkerHandle} from '../worker_client.mjs';
+import {stopSignal, untilStopped, WorkerHandle} from '../worker_client.mjs';
 
 export class PlanClient {
   /**
@@ -19,11 +22,14 @@ export class PlanClient {
     this.handle = null;
     this.running = null;
     this.stopAsked = false;
+    this.signal = null;
+    this.early = null;  // the running search's evaluated plan, once the worker sent it
   }
 
   worker() {
     if (!this.handle) {
       this.handle = new WorkerHandle(this.url, 0, (i, msg) => {
+        if (msg.plan) this.early = msg.plan;
         if (msg.record) this.onRecord(msg.record, msg.type === MSG.INCUMBENT, msg.plan || null);
       });
     }
@@ -58,18 +64,33 @@ export class PlanClient {
   async plan(options, timeLimitS) {
     if (this.running) throw new Error('the plan lab is already planning');
     this.stopAsked = false;
-    this.running = this.worker().call(OP.PLAN, {options, timeLimitS});
+    this.early = null;
+    const signal = stopSignal();
+    this.signal = signal;
+    const startedMs = performance.now();
+    const call = this.worker().call(OP.PLAN, {options, timeLimitS});
+    this.running = call;
+    // Stopped with an evaluated plan: that plan, without the side searches
+    // and the timeline the worker had not finished; before one, the worker's
+    // own answer (the search's best so far).
+    const stopped = () => {
+      if (!this.early) return call;
+      const elapsedS = (performance.now() - startedMs) / 1000;
+      return {...this.early, reason: 'stopped', searchS: elapsedS, elapsedS, timeline: null};
+    };
     try {
-      const done = await this.running;
+      const done = await untilStopped(call, signal, stopped);
       return {...done, text: done.json, result: JSON.parse(done.json)};
     } finally {
       this.running = null;
+      this.signal = null;
     }
   }
 
   /** Stops the running search; the run then resolves with its best plan. */
   async stop() {
     this.stopAsked = true;
+    if (this.signal) this.signal.fire();
     if (this.running) await this.worker().call(OP.STOP);
   }
 
