@@ -62,17 +62,28 @@ for (const scheme of ['light', 'dark']) {
   });
 }
 
+// Beside the tab's status region, the only live regions are the small ones
+// next to a control (web/feedback.mjs: "Copied", a refusal), silent until
+// that control is used.
 test('no panel is a live region; each tab has one small status-only live region', async () => {
   for (const lab of Object.keys(LINK)) {
     const page = await openTab(lab);
-    const regions = await page.evaluate((lab) => {
+    const found = await page.evaluate((lab) => {
       const section = document.getElementById(`lab-${lab}`);
       return [...section.querySelectorAll('[aria-live], [role=status], [role=log]')]
           .filter((el) => el.getAttribute('aria-live') !== 'off')
-          .map((el) => ({testid: el.dataset.testid || el.id, text: el.textContent.trim()}));
+          .map((el) => ({
+                 testid: el.dataset.testid || el.id,
+                 text: el.textContent.trim(),
+                 feedback: el.classList.contains('feedback'),
+               }));
     }, lab);
     assert.equal(await page.getAttribute(`#lab-${lab}`, 'aria-live'), null);
+    const regions = found.filter((r) => !r.feedback);
     assert.deepEqual(regions.map((r) => r.testid), [`live-${lab}`], `the ${lab} tab`);
+    assert.deepEqual(
+        found.filter((r) => r.feedback && r.text).map((r) => r.testid), [],
+        `the ${lab} tab's feedback regions are silent until their control is used`);
     const status = await page.getAttribute(`#lab-${lab}`, 'data-status');
     assert.match(regions[0].text, new RegExp(`^\\w+ lab: ${status}$`));
     await page.context().close();
