@@ -324,7 +324,13 @@ test(
       await waitStatus(page, FINAL);
       await opening(page, () => page.setInputFiles('[data-testid=file-input]', B));
       const cost = await digits(page, 'best-cost');
+      // The link is rewritten after the run ends: wait for it to carry the final cost.
+      await page.waitForFunction(
+          (c) => new RegExp(`[#&]cost=${c}(&|$)`)
+                     .test(document.querySelector('[data-testid=permalink]').getAttribute('href')),
+          cost, {timeout: 10000, polling: 50});
       const link = await page.getAttribute('[data-testid=permalink]', 'href');
+      const ended = await status(page);
       const sha = native(['digest', B]).sha256;
       assert.match(link, new RegExp(`file=asplos-2025-iopddl-B.json.gz&sha=${sha}`));
       await page.context().close();
@@ -338,7 +344,7 @@ test(
       const again = await openPage(site.browser, link);
       await again.waitForSelector('#file-request:not([hidden])');
       await opening(again, () => again.setInputFiles('[data-testid=file-input]', B));
-      assert.equal(await status(again), 'stopped');
+      assert.equal(await status(again), ended, 'the run comes back with its own status');
       assert.equal(await digits(again, 'best-cost'), cost);
       await again.context().close();
     });

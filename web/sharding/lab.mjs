@@ -122,16 +122,22 @@ function scheduleLink() {
   linkTimer = setTimeout(updateLink, 300);
 }
 
-// What the run has reached, as links and the stored record keep it.
+// What the run has reached, as links and the stored record keep it. Its
+// date is when it last changed: rewriting the link (a tab switch, a setting)
+// keeps the date of the result it carries.
+let lastRun = {key: null, savedAt: null};
 function runState() {
   const status = root.dataset.status;
-  return {
+  const run = {
     bound: app.client.bound,
     status: ['done', 'stopped'].includes(status) ? status : null,
     elapsedS: app.client.liveElapsedS(),
     trace: app.client.trace.filter((e) => e[2]).map(([t, , , cost, bound]) => [t, cost, bound]),
-    savedAt: new Date().toISOString(),
   };
+  const best = app.client.best;
+  const key = JSON.stringify([best ? String(best.cost) : null, run]);
+  if (key !== lastRun.key) lastRun = {key, savedAt: new Date().toISOString()};
+  return {...run, savedAt: lastRun.savedAt};
 }
 
 async function updateLink() {
