@@ -366,12 +366,8 @@ Status CsvReader::split() {
     if (i < n && text_[i] == '\r') ++i;
     if (i < n && text_[i] == '\n') ++i;
   }
-  // Blank lines at the end are not ranks.
-  while (!rows_.empty() && row_steps_.back() == 0) {
-    rows_.pop_back();
-    row_steps_.pop_back();
-    row_start_.pop_back();
-  }
+  // A blank line among the problem's ranks is an idle rank, as Python's csv
+  // writer (and pytorch_csv) writes one; blank lines beyond them were skipped.
   if (first_empty_ && first_empty_->first >= rows_.size()) first_empty_.reset();
   return Status::ok();
 }
