@@ -301,8 +301,9 @@ mlp = {
             {"name": "y", "einsum": "bf,fd->bd", "inputs": ["a", "W2"]}]}
 
 
-def m_with(path, value):
-    d = json.loads(json.dumps(mlp))
+def edited(base, path, value):
+    """A deep copy of base with the value at path set (KeyError: removed)."""
+    d = json.loads(json.dumps(base))
     cur = d
     for k in path[:-1]:
         cur = cur[k]
@@ -311,6 +312,10 @@ def m_with(path, value):
     else:
         cur[path[-1]] = value
     return d
+
+
+def m_with(path, value):
+    return edited(mlp, path, value)
 
 
 def mraw(replace_from, replace_to):
@@ -696,21 +701,13 @@ cluster = {"nodes": 1, "gpus_per_node": 8,
 
 
 def cl_with(path, value):
-    d = json.loads(json.dumps(cluster))
-    node = d
-    for k in path[:-1]:
-        node = node[k]
-    if value is None:
-        node.pop(path[-1])
-    else:
-        node[path[-1]] = value
-    return d
+    return edited(cluster, path, value)
 
 
 put("l_good.json", L, "accept", js(cluster))
 put("l_empty.json", L, "refuse", b"")
 put("l_array.json", L, "refuse", b"[]")
-put("l_no_gpu.json", L, "refuse", js(cl_with(["gpu"], None)))
+put("l_no_gpu.json", L, "refuse", js(cl_with(["gpu"], KeyError)))
 put("l_zero_nodes.json", L, "refuse", js(cl_with(["nodes"], 0)))
 put("l_huge_nodes.json", L, "refuse", js(cl_with(["nodes"], 10 ** 12)))
 put("l_frac_gpus.json", L, "refuse", js(cl_with(["gpus_per_node"], 2.5)))
