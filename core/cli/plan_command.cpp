@@ -5,18 +5,19 @@
 // its gap, the why-not table and sizing as text, the JSON document, or the
 // Megatron-LM / torchtitan export of the plan.
 #include <malloc.h>
+#include <sys/stat.h>
 
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 
 #include "core/cli/commands.h"
 #include "core/plan/exports.h"
 #include "core/plan/inputs.h"
 #include "core/plan/model_costs.h"
 #include "core/plan/plan.h"
+#include "core/teach/model.h"
 
 namespace shardlab::cli {
 namespace {
@@ -65,23 +66,39 @@ bool parse_number(const std::string& text, double* out) {
   return !text.empty() && end == text.c_str() + text.size() && std::isfinite(*out);
 }
 
-bool parse_count(const std::string& text, int64_t* out) {
+// A count from 1 to max; strtoll's clamping of a longer number is refused,
+// not read as its largest value.
+bool parse_count(const std::string& text, int64_t max, int64_t* out) {
   char* end = nullptr;
+  errno = 0;
   const long long v = std::strtoll(text.c_str(), &end, 10);
-  if (text.empty() || end != text.c_str() + text.size() || v < 1) return false;
+  if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE || v < 1 || v > max) {
+    return false;
+  }
   *out = v;
   return true;
 }
 
-Result<std::string> read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status(StatusCode::kIoError, path + ": cannot open the file");
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+// Ranges of the counts: a million GPUs, 2^24 sequences of up to 2^23 tokens
+// (at 2^24 tokens Llama 3 8B's layers no longer price within the teaching
+// lab's 10^17 ns, and no plan would say what it needs).
+constexpr int64_t kMaxGpus = int64_t{1} << 20;
+constexpr int64_t kMaxSequences = int64_t{1} << 24;
+constexpr int64_t kMaxSeq = int64_t{1} << 23;
+constexpr int64_t kMaxWork = int64_t{1} << 50;
 
-bool file_exists(const std::string& path) { return std::ifstream(path).good(); }
+std::string count_range(int64_t max) { return "an integer from 1 to " + std::to_string(max); }
+
+// A MODEL or --cluster argument names a file when something exists at that
+// path (a directory included, which read_file then refuses with the system's
+// reason) or when it cannot be a preset's name (a '/' or a ".json"); else a
+// preset.
+bool names_file(const std::string& arg) {
+  struct stat info {};
+  if (::stat(arg.c_str(), &info) == 0) return true;
+  const bool json = arg.size() >= 5 && arg.compare(arg.size() - 5, 5, ".json") == 0;
+  return arg.find('/') != std::string::npos || json;
+}
 
 }  // namespace
 
@@ -129,15 +146,16 @@ int plan_command(const std::vector<std::string>& args) {
       if (key == "cluster") {
         cluster_arg = value;
       } else if (key == "gpus") {
-        if (!parse_count(value, &gpus))
-          return usage_error("--gpus takes a positive integer, found '" + value + "'");
+        if (!parse_count(value, kMaxGpus, &gpus))
+          return usage_error("--gpus takes " + count_range(kMaxGpus) + ", found '" + value + "'");
       } else if (key == "global-batch") {
-        if (!parse_count(value, &global_batch)) {
-          return usage_error("--global-batch takes a positive integer, found '" + value + "'");
+        if (!parse_count(value, kMaxSequences, &global_batch)) {
+          return usage_error("--global-batch takes " + count_range(kMaxSequences) + ", found '" +
+                             value + "'");
         }
       } else if (key == "seq") {
-        if (!parse_count(value, &seq))
-          return usage_error("--seq takes a positive integer, found '" + value + "'");
+        if (!parse_count(value, kMaxSeq, &seq))
+          return usage_error("--seq takes " + count_range(kMaxSeq) + ", found '" + value + "'");
       } else if (key == "fix") {
         fix_arg = value;
       } else if (key == "time-limit") {
@@ -146,8 +164,8 @@ int plan_command(const std::vector<std::string>& args) {
                              "'");
         }
       } else if (key == "work") {
-        if (!parse_count(value, &work))
-          return usage_error("--work takes a positive integer, found '" + value + "'");
+        if (!parse_count(value, kMaxWork, &work))
+          return usage_error("--work takes " + count_range(kMaxWork) + ", found '" + value + "'");
       } else if (key == "export") {
         if (value != "megatron" && value != "torchtitan") {
           return usage_error("--export takes megatron or torchtitan, found '" + value + "'");
@@ -167,32 +185,33 @@ int plan_command(const std::vector<std::string>& args) {
 
   // The model: a preset's name, else a file.
   plan::ModelInput model;
-  if (!file_exists(model_arg)) {
+  if (!names_file(model_arg)) {
     Result<plan::Transformer> preset = plan::model_preset(model_arg);
     if (!preset.is_ok()) {
-      return fail(kExitUsage, "plan: MODEL '" + model_arg + "' is no readable file, and " +
-                                  preset.status().message());
+      return fail(kExitUsage,
+                  "plan: MODEL '" + model_arg + "' is no file, and " + preset.status().message());
     }
     model.transformer = preset.value();
   } else {
-    Result<std::string> text = read_text(model_arg);
-    if (!text.is_ok()) return fail(kExitIo, text.status().message());
+    Result<std::string> text =
+        read_file(model_arg, teach::kMaxModelFileBytes, "a model (config.json or einsum model)");
+    if (!text.is_ok()) return fail(exit_code_for(text.status()), text.status().message());
     Result<plan::ModelInput> read = plan::read_model_input(model_arg, text.value());
     if (!read.is_ok()) return fail(exit_code_for(read.status()), read.status().message());
     model = read.value();
   }
   // The cluster: a preset's name, else a file.
   plan::Cluster cluster;
-  if (!file_exists(cluster_arg)) {
+  if (!names_file(cluster_arg)) {
     Result<plan::Cluster> preset = plan::cluster_preset(cluster_arg);
     if (!preset.is_ok()) {
-      return fail(kExitUsage, "plan: --cluster '" + cluster_arg + "' is no readable file, and " +
+      return fail(kExitUsage, "plan: --cluster '" + cluster_arg + "' is no file, and " +
                                   preset.status().message());
     }
     cluster = preset.value();
   } else {
-    Result<std::string> text = read_text(cluster_arg);
-    if (!text.is_ok()) return fail(kExitIo, text.status().message());
+    Result<std::string> text = read_file(cluster_arg, teach::kMaxModelFileBytes, "a cluster file");
+    if (!text.is_ok()) return fail(exit_code_for(text.status()), text.status().message());
     Result<plan::Cluster> read = plan::read_cluster(cluster_arg, text.value());
     if (!read.is_ok()) return fail(exit_code_for(read.status()), read.status().message());
     cluster = read.value();
