@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <iostream>
+#include <optional>
 
 #include "core/cli/commands.h"
 #include "core/plan/exports.h"
@@ -107,80 +108,58 @@ int plan_command(const std::vector<std::string>& args) {
   // main.cpp's low mmap threshold (for the instance reader) would map and
   // fault every one of them in afresh.
   mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024);
-  std::string model_arg, cluster_arg = "dgx-a100-80gb", fix_arg, export_arg;
-  int64_t gpus = 0, global_batch = 0, seq = 2048, work = 0;
-  double time_limit = 10;
-  bool json = false, sweep = false, alternatives = true, sizing = true;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
+  for (const std::string& arg : args) {
     if (arg == "--help" || arg == "-h") {
       std::cout << kPlanUsage;
       return kExitOk;
     }
-    if (arg == "--json") {
-      json = true;
-      continue;
-    }
-    if (arg == "--sweep") {
-      sweep = true;
-      continue;
-    }
-    if (arg == "--no-alternatives") {
-      alternatives = false;
-      continue;
-    }
-    if (arg == "--no-sizing") {
-      sizing = false;
-      continue;
-    }
-    if (arg.rfind("--", 0) == 0) {
-      std::string key = arg.substr(2), value;
-      const size_t eq = key.find('=');
-      if (eq != std::string::npos) {
-        value = key.substr(eq + 1);
-        key = key.substr(0, eq);
-      } else {
-        if (i + 1 >= args.size()) return usage_error("option --" + key + " needs a value");
-        value = args[++i];
-      }
-      if (key == "cluster") {
-        cluster_arg = value;
-      } else if (key == "gpus") {
-        if (!parse_count(value, kMaxGpus, &gpus))
-          return usage_error("--gpus takes " + count_range(kMaxGpus) + ", found '" + value + "'");
-      } else if (key == "global-batch") {
-        if (!parse_count(value, kMaxSequences, &global_batch)) {
-          return usage_error("--global-batch takes " + count_range(kMaxSequences) + ", found '" +
-                             value + "'");
-        }
-      } else if (key == "seq") {
-        if (!parse_count(value, kMaxSeq, &seq))
-          return usage_error("--seq takes " + count_range(kMaxSeq) + ", found '" + value + "'");
-      } else if (key == "fix") {
-        fix_arg = value;
-      } else if (key == "time-limit") {
-        if (!parse_number(value, &time_limit) || time_limit <= 0) {
-          return usage_error("--time-limit takes a positive number of seconds, found '" + value +
-                             "'");
-        }
-      } else if (key == "work") {
-        if (!parse_count(value, kMaxWork, &work))
-          return usage_error("--work takes " + count_range(kMaxWork) + ", found '" + value + "'");
-      } else if (key == "export") {
-        if (value != "megatron" && value != "torchtitan") {
-          return usage_error("--export takes megatron or torchtitan, found '" + value + "'");
-        }
-        export_arg = value;
-      } else {
-        return usage_error("unknown option --" + key);
-      }
-    } else if (model_arg.empty()) {
-      model_arg = arg;
-    } else {
-      return usage_error("unexpected argument '" + arg + "'");
-    }
   }
-  if (model_arg.empty()) return usage_error("plan needs a MODEL");
+  bool json = false, sweep = false, no_alternatives = false, no_sizing = false;
+  std::optional<std::string> cluster_opt, gpus_opt, batch_opt, seq_opt, fix_opt, limit_opt,
+      work_opt, export_opt;
+  std::vector<std::string> words;
+  ArgParser parser;
+  parser.flag("json", &json);
+  parser.flag("sweep", &sweep);
+  parser.flag("no-alternatives", &no_alternatives);
+  parser.flag("no-sizing", &no_sizing);
+  parser.option("cluster", &cluster_opt);
+  parser.option("gpus", &gpus_opt);
+  parser.option("global-batch", &batch_opt);
+  parser.option("seq", &seq_opt);
+  parser.option("fix", &fix_opt);
+  parser.option("time-limit", &limit_opt);
+  parser.option("work", &work_opt);
+  parser.option("export", &export_opt);
+  const Status parsed = parser.parse(args, &words);
+  if (!parsed.is_ok()) return usage_error(parsed.message());
+  if (words.empty()) return usage_error("plan needs a MODEL");
+  if (words.size() > 1) return usage_error("unexpected argument '" + words[1] + "'");
+  const std::string& model_arg = words[0];
+  const std::string cluster_arg = cluster_opt.value_or("dgx-a100-80gb");
+  const std::string fix_arg = fix_opt.value_or("");
+  const std::string export_arg = export_opt.value_or("");
+  const bool alternatives = !no_alternatives, sizing = !no_sizing;
+  int64_t gpus = 0, global_batch = 0, seq = 2048, work = 0;
+  double time_limit = 10;
+  // A count from 1 to max, or the usage error naming the option and its range.
+  const auto count = [](const std::optional<std::string>& value, const char* name, int64_t max,
+                        int64_t* out) -> std::optional<int> {
+    if (!value || parse_count(*value, max, out)) return std::nullopt;
+    return usage_error(std::string("--") + name + " takes " + count_range(max) + ", found '" +
+                       *value + "'");
+  };
+  if (auto bad = count(gpus_opt, "gpus", kMaxGpus, &gpus)) return *bad;
+  if (auto bad = count(batch_opt, "global-batch", kMaxSequences, &global_batch)) return *bad;
+  if (auto bad = count(seq_opt, "seq", kMaxSeq, &seq)) return *bad;
+  if (auto bad = count(work_opt, "work", kMaxWork, &work)) return *bad;
+  if (limit_opt && (!parse_number(*limit_opt, &time_limit) || time_limit <= 0)) {
+    return usage_error("--time-limit takes a positive number of seconds, found '" + *limit_opt +
+                       "'");
+  }
+  if (export_opt && export_arg != "megatron" && export_arg != "torchtitan") {
+    return usage_error("--export takes megatron or torchtitan, found '" + export_arg + "'");
+  }
   if (global_batch == 0) return usage_error("plan needs --global-batch B");
 
   // The model: a preset's name, else a file.

@@ -146,6 +146,12 @@ check "malformed cluster: exit code" 2 $?
 check "--gpus not a count" \
   "shardlab: plan: --gpus takes an integer from 1 to 1048576, found 'eight'" \
   "$(err gpt-1.7b --global-batch 8 --gpus eight)"
+check "the shared argument grammar: a misspelt option" \
+  "shardlab: plan: unknown option --gpu (did you mean --gpus?)" \
+  "$(err gpt-1.7b --global-batch 8 --gpu 8)"
+check "the shared argument grammar: a flag with a value" \
+  "shardlab: plan: --sweep takes no value (found --sweep=1)" \
+  "$(err gpt-1.7b --global-batch=8 --sweep=1)"
 check "--global-batch beyond int64 is refused, not clamped" \
   "shardlab: plan: --global-batch takes an integer from 1 to 16777216, found '99999999999999999999'" \
   "$(err gpt-1.7b --global-batch 99999999999999999999)"
