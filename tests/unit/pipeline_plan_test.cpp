@@ -12,6 +12,7 @@
 #include "core/pipeline/generators.h"
 #include "core/pipeline/model.h"
 #include "core/pipeline/plan/bound.h"
+#include "core/pipeline/plan/engine.h"
 #include "core/pipeline/plan/graph.h"
 #include "core/pipeline/plan/problem.h"
 #include "core/pipeline/plan/search.h"
@@ -536,6 +537,41 @@ TEST_CASE("pipeline plan: the window bound counts late work over the devices tha
   const Run run = run_planner(problem, PlannerOptions(), 100000);
   CHECK(run.finished);
   CHECK(run.makespan == 16 * scale);
+}
+
+TEST_CASE("pipeline plan: bounds are rounded up to the time grid") {
+  // Five independent ops of 2 ticks on two identical devices: the work
+  // spread over both gives 5, the two largest of any three 4, but every
+  // makespan is a multiple of 2 (the gcd of durations and delays), so the
+  // bound is 6, the optimum (one device runs three of them).
+  PlanGraph g;
+  g.devices = 2;
+  for (int32_t i = 0; i < 5; ++i) {
+    PlanGroup group;
+    group.devices = {0, 1};
+    g.groups.push_back(group);
+    PlanOp op;
+    op.duration = 2;
+    op.group = i;
+    g.ops.push_back(op);
+  }
+  REQUIRE(g.finalize().is_ok());
+  CHECK(g.grid == 2);
+  CHECK(g.on_grid(5) == 6);
+  CHECK(g.on_grid(6) == 6);
+  CHECK(g.on_grid(kNoCap) == kNoCap);
+  CHECK(window_bound(g) == 5);
+  CHECK(root_bound(g) == 6);
+  PlanEngine engine(g, EngineConfig());
+  for (int32_t k = 0; k < 20 && !engine.finished(); ++k) engine.step(1000);
+  CHECK(engine.finished());
+  CHECK(engine.best().makespan == 6);
+  CHECK(engine.lower_bound() == 6);
+  // A delay of 1 on an arc brings the grid down to 1.
+  g.arcs.push_back({0, 1, 1});
+  REQUIRE(g.finalize().is_ok());
+  CHECK(g.grid == 1);
+  CHECK(g.on_grid(5) == 5);
 }
 
 TEST_CASE("pipeline plan: the same seed and work give the same schedule") {
