@@ -12,6 +12,7 @@
 #include "core/pipeline/generators.h"
 #include "core/pipeline/model.h"
 #include "core/pipeline/plan/bound.h"
+#include "core/pipeline/plan/engine.h"
 #include "core/pipeline/plan/graph.h"
 #include "core/pipeline/plan/problem.h"
 #include "core/pipeline/plan/search.h"
@@ -271,23 +272,29 @@ TEST_CASE("pipeline plan: optimum and bounds match brute force on tiny random pr
   CHECK(infeasible < checked);
 }
 
-TEST_CASE("pipeline plan: bounds never exceed a published schedule that fits (pairs, delays)") {
-  // Random stage problems on 2 or 4 devices with 2 to 8 micro-batches, with and
-  // without F&B times that gain, delays and caps: for every published
-  // schedule that applies and fits, the root bound of its own placement and
-  // the planner's bound (the least over placements, after some work) are
-  // at most its simulated makespan, and the planner's schedule is never
-  // worse than the best of them.
+// Counts of what check_published_bounds compared.
+struct PublishedChecks {
+  int32_t checked = 0, paired = 0, tight = 0;
+};
+
+// Random stage problems on 2 or 4 devices with 2 to 8 micro-batches (with
+// F&B times that gain and delays on every transfer when `pairs_and_delays`,
+// else each half the time; caps half the time): for every published
+// schedule that applies and fits, the root bound of its own placement and
+// the planner's bound (the least over placements, after some work) are at
+// most its simulated makespan, and the planner's schedule is never worse
+// than the best of them.
+PublishedChecks check_published_bounds(uint64_t seed, int32_t trials, bool pairs_and_delays) {
   const char* names[] = {"GPipe", "1F1B",     "Interleaved1F1B", "ZB-H1",  "ZB-H2",
                          "ZBV",   "DualPipe", "DualPipeV",       "Chimera"};
-  Rng rng(24);
-  int32_t checked = 0, paired = 0, tight = 0;
-  for (int32_t trial = 0; trial < 24; ++trial) {
+  Rng rng(seed);
+  PublishedChecks counts;
+  for (int32_t trial = 0; trial < trials; ++trial) {
     Problem problem;
     problem.devices = 2 + static_cast<int32_t>(rng.below(2)) * 2;
     problem.microbatches = 2 + static_cast<int32_t>(rng.below(7));
     problem.uniform = false;
-    const bool with_pairs = rng.below(2) == 1;
+    const bool with_pairs = pairs_and_delays || rng.below(2) == 1;
     for (int32_t s = 0; s < problem.devices; ++s) {
       StageSpec st;
       st.f = 0.5 + 0.5 * static_cast<double>(rng.below(3));
@@ -297,7 +304,7 @@ TEST_CASE("pipeline plan: bounds never exceed a published schedule that fits (pa
       if (with_pairs) st.fb = std::max(st.f, st.b + st.w) + 0.25 * rng.below(3);
       problem.stages.push_back(st);
     }
-    problem.comm = 0.25 * static_cast<double>(rng.below(3));
+    problem.comm = 0.25 * static_cast<double>(rng.below(3) + (pairs_and_delays ? 1 : 0));
     if (rng.below(2)) problem.mem_cap.assign(problem.devices, problem.devices + 1 + rng.below(3));
     INFO("trial " << trial << ": " << problem_json(problem, -1));
     PlannerOptions options;
@@ -316,14 +323,14 @@ TEST_CASE("pipeline plan: bounds never exceed a published schedule that fits (pa
       Result<PlanGraph> g = plan_graph_of(e);
       REQUIRE(g.is_ok());
       INFO(name << " makespan " << makespan << " ticks of 1/" << e.time_scale);
-      paired += g.value().any_pairs;
+      counts.paired += g.value().any_pairs;
       const int64_t bound = root_bound(g.value());
       CHECK(bound <= makespan);
-      tight += bound == makespan;
+      counts.tight += bound == makespan;
       const double units = static_cast<double>(makespan) / static_cast<double>(e.time_scale);
       CHECK(planner.lower_bound() <= units + 1e-9);
       if (best_published < 0 || units < best_published) best_published = units;
-      ++checked;
+      ++counts.checked;
     }
     if (best_published >= 0) {
       REQUIRE(planner.best_makespan() >= 0);
@@ -331,12 +338,27 @@ TEST_CASE("pipeline plan: bounds never exceed a published schedule that fits (pa
     }
     if (planner.best_makespan() >= 0) CHECK(planner.lower_bound() <= planner.best_makespan());
   }
+  return counts;
+}
+
+TEST_CASE("pipeline plan: bounds never exceed a published schedule that fits (pairs, delays)") {
+  const PublishedChecks counts = check_published_bounds(24, 24, false);
   // The test must compare something, pairs included, and some published
   // schedules are optimal with the bound at their makespan (so a bound one
   // tick too high fails).
-  CHECK(checked > 60);
-  CHECK(paired > 10);
-  CHECK(tight > 5);
+  CHECK(counts.checked > 60);
+  CHECK(counts.paired > 10);
+  CHECK(counts.tight > 5);
+}
+
+TEST_CASE("pipeline plan: bounds never exceed a published schedule with pairs and delays") {
+  // Every problem has F&B times that gain and a delay of 0.25 to 0.75 on
+  // every transfer: the pair ramp, the heads through the delays and the
+  // time grid must all stay below what the published schedules reach.
+  const PublishedChecks counts = check_published_bounds(2024, 24, true);
+  CHECK(counts.checked > 90);
+  CHECK(counts.paired == counts.checked);
+  CHECK(counts.tight > 3);
 }
 
 TEST_CASE("pipeline plan: equal times with cap p are proven optimal") {
@@ -536,6 +558,41 @@ TEST_CASE("pipeline plan: the window bound counts late work over the devices tha
   const Run run = run_planner(problem, PlannerOptions(), 100000);
   CHECK(run.finished);
   CHECK(run.makespan == 16 * scale);
+}
+
+TEST_CASE("pipeline plan: bounds are rounded up to the time grid") {
+  // Five independent ops of 2 ticks on two identical devices: the work
+  // spread over both gives 5, the two largest of any three 4, but every
+  // makespan is a multiple of 2 (the gcd of durations and delays), so the
+  // bound is 6, the optimum (one device runs three of them).
+  PlanGraph g;
+  g.devices = 2;
+  for (int32_t i = 0; i < 5; ++i) {
+    PlanGroup group;
+    group.devices = {0, 1};
+    g.groups.push_back(group);
+    PlanOp op;
+    op.duration = 2;
+    op.group = i;
+    g.ops.push_back(op);
+  }
+  REQUIRE(g.finalize().is_ok());
+  CHECK(g.grid == 2);
+  CHECK(g.on_grid(5) == 6);
+  CHECK(g.on_grid(6) == 6);
+  CHECK(g.on_grid(kNoCap) == kNoCap);
+  CHECK(window_bound(g) == 5);
+  CHECK(root_bound(g) == 6);
+  PlanEngine engine(g, EngineConfig());
+  for (int32_t k = 0; k < 20 && !engine.finished(); ++k) engine.step(1000);
+  CHECK(engine.finished());
+  CHECK(engine.best().makespan == 6);
+  CHECK(engine.lower_bound() == 6);
+  // A delay of 1 on an arc brings the grid down to 1.
+  g.arcs.push_back({0, 1, 1});
+  REQUIRE(g.finalize().is_ok());
+  CHECK(g.grid == 1);
+  CHECK(g.on_grid(5) == 5);
 }
 
 TEST_CASE("pipeline plan: the same seed and work give the same schedule") {

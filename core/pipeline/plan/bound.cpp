@@ -45,6 +45,9 @@
 // width + 1 groups fill width devices, the sum of the width-th and
 // (width + 1)-th largest (a bin-packing bound, Martello and Toth 1990).
 //
+// Every bound is rounded up to the graph's time grid (PlanGraph::grid): the
+// optimum is a multiple of it.
+//
 // Memory look-ahead: on a capped device the k-th of the remaining ops that
 // raise memory cannot start before enough of the device's freeing ops have
 // ended; with the frees' earliest ends sorted, that gives each of them a
@@ -320,7 +323,7 @@ int64_t partial_bound(const PlanGraph& graph, const PartialState& state, BoundSc
   if (unplaced_work > 0) {
     bound = std::max(bound, (avail_sum + remaining + graph.devices - 1) / graph.devices);
   }
-  return bound;
+  return graph.on_grid(bound);
 }
 
 namespace {
@@ -542,7 +545,8 @@ int64_t root_bound(const PlanGraph& graph) {
   std::vector<int64_t> free_at(graph.devices, 0);
   PartialState state{&start, &start, &group_device, &free_at, &level, 0};
   BoundScratch scratch;
-  return std::max({partial_bound(graph, state, &scratch), path_bound(graph), window_bound(graph)});
+  return graph.on_grid(
+      std::max({partial_bound(graph, state, &scratch), path_bound(graph), window_bound(graph)}));
 }
 
 }  // namespace shardlab::pipeline

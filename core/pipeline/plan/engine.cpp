@@ -59,6 +59,8 @@ struct PlanEngine::Impl {
   Impl(PlanGraph graph, const EngineConfig& config)
       : g(std::move(graph)), cfg(config), rng(config.seed) {
     lb = root_bound(g);
+    // Probes step on the time grid: no makespan lies between two points of it.
+    prover.step = improver.step = g.grid;
     if (lb >= kNoCap) infeasible = true;
     SearchConfig sc = search_config(0, 0.0);
     diver = std::make_unique<ScheduleSearch>(g, sc);
@@ -124,7 +126,9 @@ struct PlanEngine::Impl {
     const int64_t ub = best.empty() ? kNoCap : best.makespan;
     if (p.from_below) return std::max(lb, std::min(lb + p.step - 1, ub - 1));
     if (best.empty()) return kNoCap - 1;
-    return std::max(lb, std::min(ub - 1, p.base + (ub - p.base) / 2));
+    // A grid point less one: "at most target" then covers up to the next point.
+    const int64_t mid = g.on_grid(p.base + (ub - p.base) / 2 + 1) - 1;
+    return std::max(lb, std::min(ub - 1, mid));
   }
 
   bool run_probe(Probe& p, int64_t budget) {
@@ -142,7 +146,7 @@ struct PlanEngine::Impl {
           ++p.restarts;
           p.budget += p.budget / 2;
           if (p.from_below) {
-            p.step = std::max<int64_t>(1, p.step / 2);
+            p.step = std::max<int64_t>(g.grid, p.step / 2 / g.grid * g.grid);
           } else {
             p.base = p.target + 1;
           }
@@ -169,7 +173,7 @@ struct PlanEngine::Impl {
         if (best.empty() && p.target >= kNoCap - 1) {
           infeasible = true;
         } else {
-          lb = std::max(lb, p.target + 1);
+          lb = std::max(lb, g.on_grid(p.target + 1));
         }
         if (p.from_below) p.step = std::min<int64_t>(p.step * 2, int64_t{1} << 40);
         ++bound_raises;

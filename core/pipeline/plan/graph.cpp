@@ -218,6 +218,11 @@ Status PlanGraph::finalize() {
       return bad("an arc joins ops out of range, an op to itself, or has a negative delay");
     }
   }
+  grid = 0;
+  for (const PlanOp& op : ops) grid = std::gcd(grid, op.duration);
+  for (const PlanArc& a : arcs) grid = std::gcd(grid, a.delay);
+  for (const PlanGroup& group : groups) grid = std::gcd(grid, std::max<int64_t>(0, group.fb));
+  if (grid <= 0) grid = 1;
   index_arcs(n, arcs, true, &pred_begin, &pred_arc);
   index_arcs(n, arcs, false, &succ_begin, &succ_arc);
 

@@ -92,6 +92,18 @@ struct PlanGraph {
   std::vector<int32_t> group_ops_begin, group_ops;  // the ops of group g
   int32_t classes = 0;                              // number of sym classes
   int64_t total_work = 0;
+  // The time grid: the gcd of every duration, delay and F&B time (1 when
+  // all are 0). A semi-active schedule starts every op at a sum of these,
+  // and some optimal schedule is semi-active (shift every op left, keeping
+  // the device orders and which frees precede which raises), so the optimum
+  // is a multiple of grid and a lower bound may be rounded up to one.
+  int64_t grid = 1;
+  // The least multiple of grid at or above t (t itself from kNoCap up).
+  int64_t on_grid(int64_t t) const {
+    if (t >= kNoCap || grid <= 1) return t;
+    const int64_t r = t % grid;
+    return r == 0 ? t : r > 0 ? t + grid - r : t - r;
+  }
 
   int32_t num_ops() const { return static_cast<int32_t>(ops.size()); }
   int32_t num_groups() const { return static_cast<int32_t>(groups.size()); }
