@@ -11,7 +11,8 @@
 //     worker.js: new PlanSession(); setModelPreset(name) | setModelText(text, source),
 //                setClusterPreset(name) | setClusterText(text, source), setTraining(json)
 //                when an input changes; run(optionsJson) -> PlanRun .step(work) / .finished() /
-//                .stopSearch() / .progress(s) / .snapshot() / .finish(); layout(part, configJson)
+//                .searchTimeLimitS() / .stopSearch() / .timeUp() / .progress(s) / .snapshot() /
+//                .finish(); layout(part, configJson)
 //       ─> core/plan/inputs.h, model_costs.h, plan.h, exports.h; core/pipeline/pipeline.h
 //   tests/wasm/plan.test.mjs compares finish()'s JSON with `parity_native cli plan ... --json`.
 #include <emscripten/bind.h>
@@ -120,6 +121,7 @@ class SteppedRun {
       : costs_(std::move(costs)),
         model_(model),
         training_(training),
+        search_limit_s_(search_time_limit_s(options)),
         run_(std::make_shared<PlanRun>(costs_.get(), cluster, training, fix, options)) {}
 
   const Status& status() const { return run_->status(); }
@@ -129,9 +131,12 @@ class SteppedRun {
   // incumbent or bound improved.
   bool step(double) { return run_->step(); }
   bool finished() const { return run_->finished(); }
-  // The time limit: the main search ends, the evaluation and the side
-  // searches go on, as in the CLI.
+  // As the CLI's loop: at searchTimeLimitS() (a share of the run's time
+  // limit) the main search ends and the evaluation and the side searches go
+  // on; at the time limit timeUp() ends them, the rows not done saying so.
+  double search_limit_s() const { return search_limit_s_; }
   void stop_search() { run_->stop_search(); }
+  void time_up() { run_->time_up(); }
 
   // The progress record (core/progress.h) with PlanRun's counters.
   val progress(double elapsed_s) const {
@@ -185,6 +190,7 @@ class SteppedRun {
   std::shared_ptr<ModelCosts> costs_;  // outlives run_ (declared first)
   ModelInput model_;
   Training training_;
+  double search_limit_s_ = 0;
   std::shared_ptr<PlanRun> run_;
 };
 
@@ -374,7 +380,9 @@ EMSCRIPTEN_BINDINGS(plan) {
   emscripten::class_<SteppedRun>("PlanRun")
       .function("step", &SteppedRun::step)
       .function("finished", &SteppedRun::finished)
+      .function("searchTimeLimitS", &SteppedRun::search_limit_s)
       .function("stopSearch", &SteppedRun::stop_search)
+      .function("timeUp", &SteppedRun::time_up)
       .function("progress", &SteppedRun::progress)
       .function("snapshot", &SteppedRun::snapshot)
       .function("finish", &SteppedRun::finish);

@@ -45,8 +45,12 @@ const char* kPlanUsage =
     "                     schedule=1f1b|interleaved|zb-h1|zb-h2|zbv|dualpipev|gpipe,\n"
     "                     mbs, microbatches, recompute=none|selective|full,\n"
     "                     layers=a/b/... (layers per stage); the rest is optimised\n"
-    "  --time-limit S     search time limit in seconds (default 10)\n"
-    "  --work N           stop the search after N units of work instead (repeatable)\n"
+    "  --time-limit S     the whole planning's time limit in seconds (default 10): the\n"
+    "                     search gets up to 70% of it, the why-not rows and sizing the\n"
+    "                     rest; what they have not done says 'not evaluated within the\n"
+    "                     time limit'\n"
+    "  --work N           stop the search after N units of work instead, and read no\n"
+    "                     clock (repeatable)\n"
     "  --json             the plan as one JSON document\n"
     "  --export NAME      print the plan as Megatron-LM arguments (megatron) or a\n"
     "                     torchtitan TOML section (torchtitan)\n"
@@ -106,8 +110,13 @@ bool names_file(const std::string& arg) {
 int plan_command(const std::vector<std::string>& args) {
   // The search builds and drops many pipeline expansions of a few MB each;
   // main.cpp's low mmap threshold (for the instance reader) would map and
-  // fault every one of them in afresh.
+  // fault every one of them in afresh. Setting it also froze glibc's trim
+  // threshold at 128 KB: every free that left that much at the heap's top
+  // gave it back to the OS, and the next allocation faulted it in again
+  // (the 529.6B row spent 12 s of system time so, twice its search's own
+  // CPU time); the heap keeps up to 256 MB instead.
   mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024);
+  mallopt(M_TRIM_THRESHOLD, 256 * 1024 * 1024);
   for (const std::string& arg : args) {
     if (arg == "--help" || arg == "-h") {
       std::cout << kPlanUsage;

@@ -226,16 +226,38 @@ StateBytes ModelCosts::state(int64_t parameters, int32_t zero, int32_t dp) const
   return state_bytes(parameters, zero, dp, training_);
 }
 
+double ModelCosts::memo_price(const PriceKey& key,
+                              double (*price)(const ModelCosts&, const PriceKey&)) const {
+  auto it = prices_.find(key);
+  if (it != prices_.end()) return it->second;
+  // A bound on the memo (a sweep over many GPU counts): start afresh.
+  if (prices_.size() >= (size_t{1} << 20)) prices_.clear();
+  const double value = price(*this, key);
+  prices_.emplace(key, value);
+  return value;
+}
+
 // Outside one block (data-parallel reduction, ZeRO's gathers): the
 // teaching lab's hierarchical collective over the group's two levels.
 double ModelCosts::collective_s(Collective kind, int64_t bytes, GroupShape group) const {
-  const std::vector<teach::AxisLink> levels = {cluster_link(cluster_, false, group.per_node),
-                                               cluster_link(cluster_, true, group.nodes)};
-  return static_cast<double>(teach::collective_ns(teach_kind(kind), bytes, levels)) * 1e-9;
+  return memo_price({bytes, group.per_node, group.nodes, static_cast<int32_t>(kind)},
+                    [](const ModelCosts& self, const PriceKey& k) {
+                      const std::vector<teach::AxisLink> levels = {
+                          cluster_link(self.cluster_, false, k.per_node),
+                          cluster_link(self.cluster_, true, k.nodes)};
+                      return static_cast<double>(teach::collective_ns(
+                                 teach_kind(static_cast<Collective>(k.kind)), k.bytes, levels)) *
+                             1e-9;
+                    });
 }
 
 double ModelCosts::p2p_s(int64_t bytes, bool inter_node) const {
-  return static_cast<double>(teach::p2p_ns(bytes, cluster_link(cluster_, inter_node, 2))) * 1e-9;
+  return memo_price(
+      {bytes, 2, 1, 16 + (inter_node ? 1 : 0)}, [](const ModelCosts& self, const PriceKey& k) {
+        return static_cast<double>(
+                   teach::p2p_ns(k.bytes, cluster_link(self.cluster_, k.kind == 17, 2))) *
+               1e-9;
+      });
 }
 
 }  // namespace shardlab::plan

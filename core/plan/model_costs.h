@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <tuple>
+#include <unordered_map>
 
 #include "core/plan/block.h"
 #include "core/plan/costs.h"
@@ -49,6 +50,31 @@ class ModelCosts : public PlanCosts {
   std::unique_ptr<BlockCache> blocks_;
   std::map<std::tuple<BlockPart, int32_t, bool, int32_t, int64_t, Recompute>, Result<PartCosts>>
       memo_;
+  // Collective and p2p prices by (kind, group, bytes): the search asks for
+  // the same few thousand many times over (every configuration's stages),
+  // and pricing one sorts the levels' links (core/teach/collectives.h).
+  struct PriceKey {
+    int64_t bytes;
+    int32_t per_node, nodes;
+    int32_t kind;  // Collective, or 16 + inter_node for p2p
+    bool operator==(const PriceKey& o) const {
+      return bytes == o.bytes && per_node == o.per_node && nodes == o.nodes && kind == o.kind;
+    }
+  };
+  struct PriceHash {
+    size_t operator()(const PriceKey& k) const {
+      // splitmix64's finaliser over the fields.
+      uint64_t x = static_cast<uint64_t>(k.bytes) ^
+                   static_cast<uint64_t>(k.per_node) * 0x9E3779B97F4A7C15ull ^
+                   static_cast<uint64_t>(k.nodes) * 0xC2B2AE3D27D4EB4Full ^
+                   static_cast<uint64_t>(k.kind) * 0x165667B19E3779F9ull;
+      x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+      x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+      return static_cast<size_t>(x ^ (x >> 31));
+    }
+  };
+  mutable std::unordered_map<PriceKey, double, PriceHash> prices_;
+  double memo_price(const PriceKey& key, double (*price)(const ModelCosts&, const PriceKey&)) const;
 };
 
 }  // namespace shardlab::plan

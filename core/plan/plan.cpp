@@ -4,6 +4,7 @@
 // loop over it with a time limit, a progress sink and an interrupt flag.
 #include "core/plan/plan.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <optional>
@@ -86,6 +87,10 @@ double gap_of(double best, double bound) {
 
 }  // namespace
 
+double search_time_limit_s(const PlanOptions& options) {
+  return options.time_limit_s * std::clamp(options.search_share, 0.0, 1.0);
+}
+
 struct PlanRun::Impl {
   PlanCosts* costs;
   Cluster cluster;
@@ -94,6 +99,7 @@ struct PlanRun::Impl {
   PlanOptions options;
   Planner planner;
   Phase phase = Phase::kSeed;
+  bool out_of_time = false;  // time_up(): what is left is reported as not evaluated
   Status status;
   std::vector<Plan> seeds;
   size_t next_seed = 0;
@@ -133,6 +139,7 @@ struct PlanRun::Impl {
 
   bool evaluate(bool whole);
   void next_phase_after_evaluate();
+  void mark_not_evaluated();
   void step_alternatives();
   void step_sweep();
 };
@@ -182,6 +189,12 @@ void PlanRun::Impl::next_phase_after_evaluate() {
   if (options.alternatives && result.found) {
     specs = alternative_specs(costs->facts(), cluster, result.best.plan);
     offers = planner.timed();
+  }
+  if (out_of_time) {
+    mark_not_evaluated();
+    return;
+  }
+  if (options.alternatives && result.found) {
     phase = Phase::kAlternatives;
   } else if (options.sizing) {
     phase = Phase::kSizing;
@@ -190,6 +203,38 @@ void PlanRun::Impl::next_phase_after_evaluate() {
   } else {
     phase = Phase::kDone;
   }
+}
+
+// The time limit passed: the why-not row being searched keeps the best plan
+// its search timed (unproven), the rows not reached and sizing (and the
+// sweep's points not reached) say so; the run is done.
+void PlanRun::Impl::mark_not_evaluated() {
+  result.time_limit_reached = true;
+  if (phase == Phase::kAlternatives && side) {
+    complete_alternative(side->result(), result.best, &row);
+    if (!row.fits) row.reason = kNotEvaluated;
+    result.alternatives.push_back(row);
+    side.reset();
+  }
+  if (options.alternatives && result.found) {
+    // A row that does not apply says why (that costs no search).
+    for (; next_spec < specs.size(); ++next_spec) {
+      Alternative skipped;
+      if (prepare_alternative(specs[next_spec], fix, costs->facts(), cluster, training, &skipped)) {
+        skipped.reason = kNotEvaluated;
+      }
+      result.alternatives.push_back(skipped);
+    }
+  }
+  const bool sizing_done = sizing && sizing->done();
+  if (options.sizing && !sizing_done) {
+    result.sizing.smallest_gpus = 0;
+    result.sizing.reason = kNotEvaluated;
+  } else if (options.sweep && (sweep_nodes.empty() || next_sweep < sweep_nodes.size() || side)) {
+    result.sizing.reason = std::string("the sweep: ") + kNotEvaluated;
+  }
+  side.reset();
+  phase = Phase::kDone;
 }
 
 void PlanRun::Impl::step_alternatives() {
@@ -266,6 +311,22 @@ void PlanRun::stop_search() {
   }
 }
 
+void PlanRun::time_up() {
+  Impl& s = *impl_;
+  if (s.phase == Phase::kDone) return;
+  s.out_of_time = true;
+  switch (s.phase) {
+    case Phase::kSeed:
+    case Phase::kSearch:
+    case Phase::kEvaluate:
+      // finish() evaluates the best plan, then the rest is marked.
+      s.phase = Phase::kEvaluate;
+      break;
+    default:
+      s.mark_not_evaluated();
+  }
+}
+
 bool PlanRun::step() {
   Impl& s = *impl_;
   switch (s.phase) {
@@ -287,7 +348,8 @@ bool PlanRun::step() {
       return s.planner.step(work);
     }
     case Phase::kEvaluate:
-      if (s.evaluate(false)) s.next_phase_after_evaluate();
+      // Out of time with nothing found: the least-memory hunt is not run.
+      if (s.evaluate(s.out_of_time)) s.next_phase_after_evaluate();
       return false;
     case Phase::kAlternatives:
       s.step_alternatives();
@@ -362,7 +424,10 @@ PlanResult PlanRun::snapshot() const {
 
 PlanResult PlanRun::finish() {
   Impl& s = *impl_;
-  if (s.status.is_ok() && !s.evaluated) s.evaluate(true);
+  if (s.status.is_ok() && !s.evaluated) {
+    s.evaluate(true);
+    if (s.out_of_time) s.next_phase_after_evaluate();
+  }
   PlanResult out = std::move(s.result);
   s.result = PlanResult{};
   out.status = s.status;
@@ -386,7 +451,14 @@ PlanResult plan_with_costs(PlanCosts* costs, const Cluster& cluster, const Train
   while (go_on && !run.finished()) {
     if (run.step()) go_on = report();
     if (interrupt && interrupt->load()) go_on = false;
-    if (options.work_limit <= 0 && elapsed() > options.time_limit_s) run.stop_search();
+    if (options.work_limit <= 0) {
+      const double now = elapsed();
+      if (now > options.time_limit_s) {
+        run.time_up();
+      } else if (now > search_time_limit_s(options)) {
+        run.stop_search();
+      }
+    }
   }
   if (run.status().is_ok()) {
     trace.push_back(run.progress(elapsed()));

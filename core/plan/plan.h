@@ -68,8 +68,13 @@
 namespace shardlab::plan {
 
 struct PlanOptions {
-  double time_limit_s = 10;  // the main search; alternatives and sizing get their own share
-  int64_t work_limit = 0;    // > 0: stop the main search after this much work (deterministic)
+  // The whole run: the main search, the evaluation, the why-not rows, sizing
+  // and the sweep. The main search ends at search_share of it at the latest
+  // (search_time_limit_s), so that the side phases have the rest; what they
+  // have not done when it passes is reported as not evaluated (time_up()).
+  double time_limit_s = 10;
+  double search_share = 0.7;
+  int64_t work_limit = 0;  // > 0: stop the main search after this much work (deterministic)
   SearchOptions search;
   bool alternatives = true;  // the why-not table
   bool sizing = true;        // the smallest GPU count that fits
@@ -102,7 +107,16 @@ struct SizingPoint {
 struct Sizing {
   int64_t smallest_gpus = 0;  // the smallest GPU count (whole nodes) where some plan fits; 0: none
   std::vector<SizingPoint> sweep;
+  // Why sizing (or part of the sweep) was not done, e.g. "not evaluated
+  // within the time limit"; empty when it was done (or not asked for).
+  std::string reason;
 };
+
+// What the time limit leaves undone says this.
+inline constexpr const char* kNotEvaluated = "not evaluated within the time limit";
+
+// When the main search ends at the latest: search_share of the time limit.
+double search_time_limit_s(const PlanOptions& options);
 
 struct PlanResult {
   Status status;
@@ -116,6 +130,9 @@ struct PlanResult {
   std::vector<Alternative> alternatives;
   Sizing sizing;
   SearchCounters counters;
+  // The time limit ended the run before it was done (PlanRun::time_up()):
+  // rows and sizing not done say kNotEvaluated.
+  bool time_limit_reached = false;
   double seconds = 0;
   std::vector<Progress> trace;  // the first record and one per improvement (plan_with_costs)
   ModelFacts model;
@@ -137,15 +154,18 @@ struct PlanResult {
 //   "done".
 // Every step() is bounded (a few tens of ms on the Table 1 models), so a
 // worker can stop between steps. Nothing inside reads a clock: the caller
-// owns the time limit and calls stop_search() when it passes (the side
-// searches then run on their deterministic budgets, options.side_work), or
-// stops stepping and calls finish() (the rows not reached are left out).
+// owns the time limit. It calls stop_search() at search_time_limit_s() (the
+// side searches then run on their deterministic budgets, options.side_work)
+// and time_up() at the time limit (the why-not rows and sizing not done are
+// reported as kNotEvaluated), or stops stepping and calls finish() (a Stop:
+// the rows not reached are left out).
 //
 //   PlanRun run(&costs, cluster, training, fix, options);
 //   if (!run.status().is_ok()) ...                 // a bad --fix: one line
 //   while (!run.finished() && !stop) {
 //     if (run.step()) sink(run.progress(elapsed));  // an improvement
-//     if (elapsed > limit) run.stop_search();
+//     if (elapsed > limit) run.time_up();
+//     else if (elapsed > search_time_limit_s(options)) run.stop_search();
 //   }
 //   PlanResult result = run.finish();
 class PlanRun {
@@ -167,6 +187,12 @@ class PlanRun {
   // Ends the main search now (the caller's time limit); the next step()
   // starts the evaluation. Options.work_limit ends it by work instead.
   void stop_search();
+  // The whole run's time limit passed: the main search ends (as
+  // stop_search()), and so does the run once the best plan is evaluated
+  // (finish() evaluates it when the run stopped before): the why-not rows
+  // not done (the one running keeps the best plan its search timed, if any)
+  // and sizing say kNotEvaluated.
+  void time_up();
   // The record every engine reports (core/progress.h): incumbent = the best
   // step time in seconds, bound = the certified lower bound, finished = the
   // whole run is done; counters "phase", the search's counters, and
@@ -191,8 +217,8 @@ class PlanRun {
 };
 
 // The whole answer from costs already built (tests, benchmarks, the CLI): a
-// loop over PlanRun with options.time_limit_s on the main search (unless
-// options.work_limit), the sink called with the first record, each
+// loop over PlanRun with options.time_limit_s on the whole run (unless
+// options.work_limit: then no clock is read), the sink called with the first record, each
 // improvement and the last; the sink's kStop or *interrupt ends the run
 // within one step (the best plan so far is still returned, re-evaluated).
 PlanResult plan_with_costs(PlanCosts* costs, const Cluster& cluster, const Training& training,

@@ -444,6 +444,7 @@ std::string plan_json(const PlanResult& r, int indent) {
     sweep.push_back(o);
   }
   sizing["sweep"] = sweep;
+  if (!r.sizing.reason.empty()) sizing["reason"] = r.sizing.reason;
   out["sizing"] = sizing;
   if (r.found) {
     const StepResult& b = r.best;
@@ -487,6 +488,7 @@ std::string plan_json(const PlanResult& r, int indent) {
   search["pruned_bound"] = r.counters.pruned_bound;
   search["rejected"] = r.counters.rejected;
   search["work"] = r.counters.work;
+  search["time_limit_reached"] = r.time_limit_reached;
   out["search"] = search;
   return out.dump(indent);
 }
@@ -544,6 +546,10 @@ std::string plan_text(const PlanResult& r) {
          " tokens";
   if (!r.fix.empty()) out += ", --fix " + fix_text(r.fix);
   out += "\n\n";
+  if (!r.found && r.needs_bytes == 0 && r.time_limit_reached) {
+    out += "no plan found within the time limit\n";
+    return out;
+  }
   if (!r.found) {
     out += "no plan fits: ";
     if (r.needs_bytes > 0) {
@@ -614,6 +620,8 @@ std::string plan_text(const PlanResult& r) {
   if (r.sizing.smallest_gpus > 0) {
     out += "\nsizing: the least GPUs where a plan fits: " + std::to_string(r.sizing.smallest_gpus) +
            "\n";
+  } else if (!r.sizing.reason.empty()) {
+    out += "\nsizing: " + r.sizing.reason + "\n";
   }
   if (!r.sizing.sweep.empty()) {
     out += "\nsweep          GPUs      step s   plan\n";

@@ -464,14 +464,39 @@ bool Planner::offer(const Plan& plan) {
 // the schedule's in-flight counts. A configuration is settled when its
 // exact value is popped: nothing left can need less. Resumable, so that
 // PlanRun's sizing and why-not steps stay bounded.
+// With stop_below > 0 only "does some plan need at most that much?" is
+// asked (sizing): the configurations whose two lower levels are within it
+// are checked exactly cheapest first (by the operations of their schedule
+// order: devices x chunks x micro-batches), and the hunt
+// ends at the first that is; when none is, the answer is no (any false).
 struct Planner::MemoryHunt {
-  using Item = std::tuple<int64_t, int32_t, int8_t>;  // bytes, id, level
+  using Item = std::tuple<int64_t, int32_t, int8_t>;  // bytes (or order cost), id, level
   std::priority_queue<Item, std::vector<Item>, std::greater<Item>> queue;
   int32_t pushed = 0;  // configurations given their level-0 value so far
   std::map<std::pair<int32_t, int32_t>, InflightProfile> one_each;  // (pp, chunks)
   std::map<int32_t, std::vector<int32_t>> splits;
   bool done = false;
   NeedsMemory out;
+  // The one-micro-batch-per-chunk profile of a model's shape (level 1).
+  const InflightProfile& unit_profile(const StageModel& m) {
+    const auto key = std::pair(m.devices(), m.shape().chunks);
+    auto it = one_each.find(key);
+    if (it != one_each.end()) return it->second;
+    InflightProfile p;
+    p.devices = m.devices();
+    p.chunks = m.shape().chunks;
+    p.stage_of.assign(p.devices, std::vector<int32_t>(p.chunks, 0));
+    p.points.assign(p.devices, {});
+    for (int32_t d = 0; d < p.devices; ++d) {
+      for (int32_t c = 0; c < p.chunks; ++c) {
+        p.stage_of[d][c] = m.device_stages(d)[c];
+        std::vector<int32_t> unit(2 * p.chunks, 0);
+        unit[c] = 1;
+        p.points[d].push_back(unit);
+      }
+    }
+    return one_each.emplace(key, std::move(p)).first->second;
+  }
 };
 
 bool Planner::least_memory_step(int64_t stop_below, int64_t work) {
@@ -488,49 +513,54 @@ bool Planner::least_memory_step(int64_t stop_below, int64_t work) {
     work -= static_cast<int64_t>(s.configs.size()) / 16;
   }
   const int32_t n = static_cast<int32_t>(s.configs.size());
+  const bool yes_no = stop_below > 0;
   while (h.pushed < n) {
     if (work-- <= 0) return false;
     const int32_t id = h.pushed++;
     Result<StageModel> model = s.model_of(s.configs[id]);
     if (!model.is_ok()) continue;
-    h.queue.push({least_memory_bytes(model.value()), id, 0});
+    const int64_t bytes = least_memory_bytes(model.value());
+    if (!yes_no) {
+      h.queue.push({bytes, id, 0});
+    } else if (bytes <= stop_below) {
+      const Config& c = s.configs[id];
+      const int64_t ops = int64_t{c.pp} * schedule_shape(c.plan().schedule, c.vpp).chunks * c.m;
+      h.queue.push({ops, id, 0});
+    }
   }
   while (!h.queue.empty()) {
     if (work <= 0) return false;
-    const auto [bytes, id, level] = h.queue.top();
+    const auto [key, id, level] = h.queue.top();
     h.queue.pop();
-    if (level == 2) {
-      h.out.bytes = bytes;
+    if (!yes_no && level == 2) {
+      h.out.bytes = key;
       h.out.plan = s.configs[id].plan();
       h.out.plan.stage_layers = h.splits[id];
       h.out.any = true;
       h.done = true;
       return true;
     }
-    if (stop_below > 0 && bytes > stop_below) break;  // nothing fits: only "no" is asked
     Result<StageModel> model = s.model_of(s.configs[id]);
     const StageModel& m = model.value();
     work -= 1 + static_cast<int64_t>(m.layers()) * stage_count(s.configs[id].plan()) / 64;
+    if (yes_no) {
+      // Cheapest first, each to the end: the one-each split, then exact.
+      if (least_memory_split(m, h.unit_profile(m)).bytes > stop_below) continue;
+      Result<const InflightProfile*> profile =
+          s.caches->profiles.get(m.shape(), m.devices(), m.microbatches());
+      if (!profile.is_ok()) continue;
+      const LeastMemory least = least_memory_split(m, *profile.value());
+      if (least.bytes > stop_below) continue;
+      h.out.bytes = least.bytes;
+      h.out.plan = s.configs[id].plan();
+      h.out.plan.stage_layers = least.layers;
+      h.out.any = true;
+      h.done = true;
+      return true;
+    }
+    const int64_t bytes = key;
     if (level == 0) {
-      const auto key = std::pair(m.devices(), m.shape().chunks);
-      auto it = h.one_each.find(key);
-      if (it == h.one_each.end()) {
-        InflightProfile p;
-        p.devices = m.devices();
-        p.chunks = m.shape().chunks;
-        p.stage_of.assign(p.devices, std::vector<int32_t>(p.chunks, 0));
-        p.points.assign(p.devices, {});
-        for (int32_t d = 0; d < p.devices; ++d) {
-          for (int32_t c = 0; c < p.chunks; ++c) {
-            p.stage_of[d][c] = m.device_stages(d)[c];
-            std::vector<int32_t> unit(2 * p.chunks, 0);
-            unit[c] = 1;
-            p.points[d].push_back(unit);
-          }
-        }
-        it = h.one_each.emplace(key, std::move(p)).first;
-      }
-      h.queue.push({std::max(bytes, least_memory_split(m, it->second).bytes), id, 1});
+      h.queue.push({std::max(bytes, least_memory_split(m, h.unit_profile(m)).bytes), id, 1});
       continue;
     }
     Result<const InflightProfile*> profile =

@@ -82,12 +82,14 @@ class Planner {
   double lower_bound_s() const;    // on every plan's step time in the decision space
   const SearchCounters& counters() const;
   // The least worst-device memory of any configuration (and its plan),
-  // computed on demand, best first by least_memory_bytes() (bound.h); with
-  // stop_below > 0 it returns as soon as a plan needs at most that much.
+  // computed on demand, best first by least_memory_bytes() (bound.h). With
+  // stop_below > 0 only whether some plan needs at most that much is asked:
+  // the answer is the first plan found that does (not the least; the
+  // candidates are checked cheapest schedule order first), or any false.
   struct NeedsMemory {
     int64_t bytes = 0;
     Plan plan;
-    bool any = false;  // some configuration exists at all
+    bool any = false;  // some configuration exists at all (stop_below > 0: one fits in it)
   };
   NeedsMemory least_memory(int64_t stop_below = 0);
   // The same in slices of about `work` units (a configuration's memory

@@ -103,59 +103,52 @@ SplitSpace::SplitSpace(const StageModel& model, const std::vector<int32_t>& laye
 }
 
 void SplitSpace::build_linear(const StageModel& model, const InflightProfile* profile) {
-  const size_t cells = static_cast<size_t>(S_) * (L_ + 1);
-  f_s_.assign(cells, 0);
-  bw_s_.assign(cells, 0);
-  work_s_.assign(cells, kInf);
-  raw_work_s_.assign(cells, kInf);
-  exposed_s_.assign(cells, 0);
-  fits_.assign(cells, 0);
   // A stage's costs depend on its layers and on whether it holds the
-  // embedding or the head, not on its position otherwise: three kinds.
-  struct KindCost {
-    StageCost stage;
-    double raw_work = 0;  // without ZeRO-2/3's collectives: linear, so nondecreasing in l
-    double exposed = 0;
-    int64_t state = 0;
-  };
+  // embedding or the head, not on its position otherwise: three kinds, each
+  // priced once per layer count (first, middle, last). Only whether a stage
+  // fits depends on its device (the schedule's in-flight counts).
+  const size_t row = static_cast<size_t>(L_) + 1;
+  f_s_.assign(3 * row, 0);
+  bw_s_.assign(3 * row, 0);
+  work_s_.assign(3 * row, kInf);
+  raw_work_s_.assign(3 * row, kInf);
+  exposed_s_.assign(3 * row, 0);
   const int32_t most = L_ - (S_ - 1);
-  std::vector<KindCost> kinds[3];
-  const auto kind_of = [this](int32_t d) { return d == 0 ? 0 : d == S_ - 1 ? 2 : 1; };
+  std::vector<int64_t> state(profile ? 3 * row : 0, 0);
+  std::vector<StageCost> costs(profile ? 3 * row : 0);
   for (int32_t kind = 0; kind < 3; ++kind) {
     const int32_t d = kind == 0 ? 0 : kind == 2 ? S_ - 1 : std::min(1, S_ - 1);
     if (kind_of(d) != kind) continue;  // fewer than three stages
-    kinds[kind].resize(most + 1);
     for (int32_t l = 1; l <= most; ++l) {
-      KindCost& k = kinds[kind][l];
-      k.stage = model.stage(d, l);
-      k.raw_work = model.stage(d, l, false).work_s();
-      const StageCost& s = k.stage;
-      k.exposed = model.exposed_dp_s(s.dense_parameters, s.expert_parameters, s.b_s + s.w_s);
-      if (profile) k.state = model.state(s.dense_parameters, s.expert_parameters).total();
-    }
-  }
-  std::vector<int64_t> act(S_, 0), keep(S_, 0);
-  for (int32_t d = 0; d < S_; ++d) {
-    for (int32_t l = 1; l <= most; ++l) {
-      const KindCost& k = kinds[kind_of(d)][l];
-      const StageCost& s = k.stage;
-      const size_t c = at(d, l);
+      const size_t c = kind * row + l;
+      const StageCost s = model.stage(d, l);
       f_s_[c] = s.f_s;
       bw_s_[c] = s.b_s + s.w_s;
       work_s_[c] = s.work_s();
-      raw_work_s_[c] = k.raw_work;
-      exposed_s_[c] = k.exposed;
-      bool fits = true;
+      // Without ZeRO-2/3's collectives: linear, so nondecreasing in l.
+      raw_work_s_[c] = model.stage(d, l, false).work_s();
+      exposed_s_[c] = model.exposed_dp_s(s.dense_parameters, s.expert_parameters, s.b_s + s.w_s);
       if (profile) {
+        state[c] = model.state(s.dense_parameters, s.expert_parameters).total();
+        costs[c] = s;
+      }
+    }
+  }
+  if (profile) {
+    fits_.assign(static_cast<size_t>(S_) * row, 0);
+    std::vector<int64_t> act(S_, 0), keep(S_, 0);
+    for (int32_t d = 0; d < S_; ++d) {
+      for (int32_t l = 1; l <= most; ++l) {
+        const size_t c = kat(d, l);
+        const StageCost& s = costs[c];
         act[d] = s.act_bytes;
         keep[d] = s.keep_bytes;
-        fits = k.state + profile->peak_bytes(d, act, keep) + s.transient_bytes +
-                   s.gathered_bytes[0] + s.gathered_bytes[1] <=
-               model.memory_limit_bytes();
+        fits_[at(d, l)] = state[c] + profile->peak_bytes(d, act, keep) + s.transient_bytes +
+                              s.gathered_bytes[0] + s.gathered_bytes[1] <=
+                          model.memory_limit_bytes();
       }
-      fits_[c] = fits;
+      act[d] = keep[d] = 0;
     }
-    act[d] = keep[d] = 0;
   }
   edge_s_.assign(S_, 0);
   for (int32_t k = 0; k + 1 < S_; ++k) edge_s_[k] = model.edge_s(k);
@@ -173,28 +166,45 @@ void SplitSpace::build_linear(const StageModel& model, const InflightProfile* pr
   const auto tail = [&](int32_t d, int32_t n) {
     return !fused_ || d == 0 ? 0.0 : n * layer_bw + e0.b_s + e0.w_s + edges_before[d];
   };
-  f_.assign(static_cast<size_t>(S_ + 1) * (L_ + 1), kInf);
-  const auto fi = [this](int32_t d, int32_t n) { return static_cast<size_t>(d) * (L_ + 1) + n; };
+  // f(d, .) needs only f(d + 1, .): without a profile (the bound alone is
+  // asked, nothing is enumerated) two rows suffice; with one, the whole table
+  // is kept for expand().
+  const bool keep_table = profile != nullptr;
+  f_.assign((keep_table ? static_cast<size_t>(S_ + 1) : 2) * row, kInf);
+  const auto fi = [&](int32_t d, int32_t n) {
+    return (keep_table ? static_cast<size_t>(d) : static_cast<size_t>(d & 1)) * row + n;
+  };
   f_[fi(S_, L_)] = 0;
   for (int32_t d = S_ - 1; d >= 0; --d) {
+    const double* next = &f_[fi(d + 1, 0)];
+    double* here_row = &f_[fi(d, 0)];
+    if (!keep_table) std::fill(here_row, here_row + row, kInf);
+    const double* work = &work_s_[kat(d, 0)];
+    const double* raw = &raw_work_s_[kat(d, 0)];
+    const double* exposed = &exposed_s_[kat(d, 0)];
+    const char* fits = profile ? &fits_[at(d, 0)] : nullptr;
     for (int32_t n = d; n <= L_ - (S_ - d); ++n) {
       const double h = head(d, n), t = tail(d, n);
       double best = kInf;
       const int32_t last = L_ - n - (S_ - 1 - d);
       for (int32_t l = (d == S_ - 1 ? last : 1); l <= last; ++l) {
         ++evaluated_;
-        const size_t c = at(d, l);
         // Every value from here on is at least h + m (raw work), which only
         // grows with l: nothing beyond can beat best.
-        if (h + m_ * raw_work_s_[c] >= best) break;
-        const double here = h + m_ * work_s_[c];
-        if (!fits_[c]) continue;
-        best = std::min(best, std::max(here + std::max(t, exposed_s_[c]), f_[fi(d + 1, n + l)]));
+        if (h + m_ * raw[l] >= best) break;
+        if (fits && !fits[l]) continue;
+        const double here = h + m_ * work[l];
+        best = std::min(best, std::max(here + std::max(t, exposed[l]), next[n + l]));
       }
-      f_[fi(d, n)] = best;
+      here_row[n] = best;
     }
   }
   bound_ = f_[fi(0, 0)];
+  if (!keep_table) {
+    f_.clear();
+    f_.shrink_to_fit();
+    return;
+  }
   if (fits()) {
     Node root;
     root.bound = bound_;
@@ -263,10 +273,10 @@ void SplitSpace::expand(int32_t id, double below, std::vector<int32_t>* out) {
   if (d == S_) return;
   const int32_t last = L_ - parent.used - (S_ - 1 - d);
   for (int32_t l = (d == S_ - 1 ? last : 1); l <= last; ++l) {
-    const size_t c = at(d, l);
+    const size_t c = kat(d, l);
     if (parent.head + m_ * raw_work_s_[c] >= below) break;  // as in the DP
     const double here = parent.head + m_ * work_s_[c];
-    if (!fits_[c]) continue;
+    if (!fits_[at(d, l)]) continue;
     const double term = here + std::max(fused_ ? parent.tail : 0.0, exposed_s_[c]);
     Node child;
     child.parent = id;

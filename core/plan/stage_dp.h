@@ -64,6 +64,9 @@ class SplitSpace {
   void build_linear(const StageModel& model, const InflightProfile* profile);
   void build_family(const StageModel& model, const InflightProfile* profile);
   size_t at(int32_t d, int32_t l) const { return static_cast<size_t>(d) * (L_ + 1) + l; }
+  // Stage d's kind: 0 first (the embedding), 2 last (the head), 1 between.
+  int32_t kind_of(int32_t d) const { return d == 0 ? 0 : d == S_ - 1 ? 2 : 1; }
+  size_t kat(int32_t d, int32_t l) const { return static_cast<size_t>(kind_of(d)) * (L_ + 1) + l; }
 
   bool linear_ = true;
   int32_t S_ = 0, L_ = 0;
@@ -71,7 +74,9 @@ class SplitSpace {
   bool fused_ = true;
   double bound_ = kNone;
   int64_t evaluated_ = 0;
-  // Linear: per (stage, layers) F, B + W, work, exposure, fit; f(d, n).
+  // Linear: per (stage kind, layers) F, B + W, work, raw work, exposure
+  // (kat); per (stage, layers) the fit (at; with a profile only); f(d, n)
+  // (the whole table only with a profile: without, the bound alone is kept).
   std::vector<double> f_s_, bw_s_, work_s_, raw_work_s_, exposed_s_, f_;
   std::vector<char> fits_;
   std::vector<double> edge_s_;

@@ -12,13 +12,7 @@ double StageModel::collective_s(Collective kind, int64_t bytes, const GroupShape
 }
 
 double StageModel::dp_collective_s(Collective kind, bool expert, int64_t bytes) const {
-  if (bytes == 0) return 0;
-  auto& memo = dp_memo_[static_cast<int>(kind)][expert ? 1 : 0];
-  auto it = memo.find(bytes);
-  if (it != memo.end()) return it->second;
-  const double value = collective_s(kind, bytes, expert ? layout_.expert_dp : layout_.dp);
-  memo.emplace(bytes, value);
-  return value;
+  return collective_s(kind, bytes, expert ? layout_.expert_dp : layout_.dp);
 }
 
 Result<StageModel> StageModel::build(const Plan& config, PlanCosts* costs, const Cluster& cluster,

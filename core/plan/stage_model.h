@@ -24,7 +24,6 @@
 #pragma once
 
 #include <cstdint>
-#include <unordered_map>
 #include <vector>
 
 #include "core/plan/config.h"
@@ -90,10 +89,9 @@ class StageModel {
  private:
   // 0 for nothing to move or a group of one; else the costs' price.
   double collective_s(Collective kind, int64_t bytes, const GroupShape& group) const;
-  // The same over the data-parallel group (expert: the experts' one),
-  // memoised by size: the DP and the family splits ask for few distinct ones.
+  // The same over the data-parallel group (expert: the experts' one); the
+  // production costs memoise the prices (model_costs.h).
   double dp_collective_s(Collective kind, bool expert, int64_t bytes) const;
-  mutable std::unordered_map<int64_t, double> dp_memo_[3][2];
 
   Plan config_;
   ScheduleShape shape_;

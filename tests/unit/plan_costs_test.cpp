@@ -255,5 +255,70 @@ TEST_CASE("plan run: its steps give plan_with_costs's answer, and progress repor
   CHECK(!refused.finish().status.is_ok());
 }
 
+TEST_CASE("plan run: time_up() ends the run; the rows and sizing not done say so") {
+  Setup s = setup("gpt-3.6b", 64, 512);
+  PlanOptions o = quick();
+  o.alternatives = true;
+  o.sizing = true;
+  o.side_work = 3000;
+  const PlanResult whole = plan_with_costs(s.costs.get(), s.cluster, s.training, Fix{}, o);
+  REQUIRE(whole.found);
+  REQUIRE(whole.alternatives.size() >= 3);
+  CHECK(!whole.time_limit_reached);
+  CHECK(whole.sizing.reason.empty());
+  CHECK(whole.sizing.smallest_gpus > 0);
+  // During the why-not rows, after the first two: those two stay, the one
+  // running keeps its best plan (or says so), the rest and sizing say so.
+  {
+    PlanRun run(s.costs.get(), s.cluster, s.training, Fix{}, o);
+    while (!run.finished() && run.snapshot().alternatives.size() < 2) run.step();
+    REQUIRE(!run.finished());
+    run.step();  // the third row's search starts
+    run.time_up();
+    CHECK(run.finished());
+    const PlanResult r = run.finish();
+    REQUIRE(r.found);
+    CHECK(r.time_limit_reached);
+    CHECK(r.best.step_time_s == whole.best.step_time_s);
+    REQUIRE(r.alternatives.size() == whole.alternatives.size());
+    for (size_t i = 0; i < r.alternatives.size(); ++i) {
+      CAPTURE(r.alternatives[i].name);
+      CHECK(r.alternatives[i].name == whole.alternatives[i].name);
+      if (i < 2) {
+        CHECK(r.alternatives[i].reason == whole.alternatives[i].reason);
+        CHECK(r.alternatives[i].step_time_s == whole.alternatives[i].step_time_s);
+      } else if (!whole.alternatives[i].applicable) {
+        CHECK(r.alternatives[i].reason == whole.alternatives[i].reason);  // no search needed
+      } else if (i > 2 || !r.alternatives[i].fits) {
+        CHECK(!r.alternatives[i].fits);
+        CHECK(r.alternatives[i].reason == kNotEvaluated);
+      }
+    }
+    CHECK(r.sizing.smallest_gpus == 0);
+    CHECK(r.sizing.reason == kNotEvaluated);
+    CHECK(plan_json(r, -1).find("\"reason\":\"not evaluated within the time limit\"") !=
+          std::string::npos);
+    CHECK(plan_text(r).find("sizing: not evaluated within the time limit") != std::string::npos);
+  }
+  // During the main search: its best so far is evaluated, every row says so.
+  {
+    PlanRun run(s.costs.get(), s.cluster, s.training, Fix{}, o);
+    while (run.progress(0).counters.find("phase")->text != "search") run.step();
+    run.step();
+    run.time_up();
+    const PlanResult r = run.finish();
+    REQUIRE(r.found);  // a textbook seed at least
+    CHECK(r.time_limit_reached);
+    CHECK(r.best.step_time_s >= whole.best.step_time_s);
+    REQUIRE(r.alternatives.size() > 0);
+    for (const Alternative& a : r.alternatives) {
+      CHECK(!a.fits);
+      CHECK((!a.applicable || a.reason == kNotEvaluated));
+    }
+    CHECK(plan_text(r).find("not evaluated within the time limit") != std::string::npos);
+    CHECK(r.sizing.reason == kNotEvaluated);
+  }
+}
+
 }  // namespace
 }  // namespace shardlab::plan

@@ -62,10 +62,14 @@ export function sweepRows(result) {
                                   }));
 }
 
-/** "The smallest GPU count that fits: 16 (2 nodes)." or what sizing found. */
+/**
+ * "The smallest GPU count that fits: 16 (2 nodes)." or what sizing found, or
+ * why it was not done ("Sizing: not evaluated within the time limit.").
+ */
 export function sizingText(result) {
   const sizing = result.sizing || {};
   const perNode = result.cluster ? result.cluster.gpus_per_node : 0;
+  if (!sizing.smallest_gpus && sizing.reason) return `Sizing: ${sizing.reason}.`;
   if (!sizing.smallest_gpus) return 'No GPU count that sizing tried fits this model.';
   const n = perNode ? sizing.smallest_gpus / perNode : 0;
   const nodes = n >= 1 ? ` (${f.grouped(n)} node${n === 1 ? '' : 's'})` : '';

@@ -40,9 +40,11 @@ function open(req) {
   return out;
 }
 
-// As the CLI's plan_with_costs: the time limit ends the main search, then
-// the evaluation, the why-not rows and sizing go on in their own bounded
-// steps; a STOP ends the run where it is, with the answer so far.
+// As the CLI's plan_with_costs: the time limit bounds the whole run. The
+// main search ends at its share of it (searchTimeLimitS), the evaluation,
+// the why-not rows and sizing go on in their own bounded steps until the
+// limit, when timeUp() ends them (the rows not done say so); a STOP ends
+// the run where it is, with the answer so far.
 async function plan(req, run) {
   const options = {...(req.options || {}), time_limit_s: req.timeLimitS};
   const engine = R.unwrap(session.run(JSON.stringify(options)));
@@ -73,12 +75,16 @@ async function plan(req, run) {
       dirty,
       report: (improved) => post(improved),
     });
-    let {reason, dirty} = await slices(req.timeLimitS, false);
+    let {reason, dirty} = await slices(engine.searchTimeLimitS(), false);
     const searchS = elapsed();
     if (reason === 'time') {
       engine.stopSearch();
-      ({reason, dirty} = await slices(Infinity, dirty));
-      if (reason === 'finished') reason = 'time';
+      ({reason, dirty} = await slices(req.timeLimitS, dirty));
+      if (reason === 'time') {
+        engine.timeUp();
+        ({reason, dirty} = await slices(Infinity, dirty));
+        if (reason === 'finished') reason = 'time';
+      }
     }
     post(true);
     const result = R.unwrap(engine.finish());
