@@ -131,6 +131,9 @@ def main():
         if not doc["found"]:
             errors.append(None)
             pub = number(row["published_tflops"])
+            peak = doc.get("cluster", {}).get("peak_tflops")
+            if pub is None and pub_mfu is not None and peak:
+                pub = pub_mfu * peak
             print(f"{head} {'' if pub is None else f'{pub:.1f}'} | {why_not(doc)} | | "
                   f"{'' if pub_mfu is None else f'{100 * pub_mfu:.1f}%'} | | "
                   f"{'' if pub_s is None else f'{pub_s:.2f}'} | | {row['fix']} |")
