@@ -96,9 +96,19 @@ Status located_error(const std::string& where, const std::string& path, const st
   return Status(StatusCode::kInvalidInput, message);
 }
 
+// Whole numbers below 10^15 in plain digits; others in the shortest text that
+// reads back as the same double: a range's bound of 1e-6 prints as "1e-06",
+// not as the "9.9999999999999995e-07" that %.17g gives.
 std::string number_text(double value) {
   char buffer[40];
-  std::snprintf(buffer, sizeof buffer, "%.17g", value);
+  if (std::fabs(value) < 1e15 && value == std::trunc(value)) {
+    std::snprintf(buffer, sizeof buffer, "%.0f", value);
+    return buffer;
+  }
+  for (int digits = 1; digits <= 17; ++digits) {
+    std::snprintf(buffer, sizeof buffer, "%.*g", digits, value);
+    if (std::strtod(buffer, nullptr) == value) break;
+  }
   return buffer;
 }
 

@@ -5,18 +5,20 @@
 // its gap, the why-not table and sizing as text, the JSON document, or the
 // Megatron-LM / torchtitan export of the plan.
 #include <malloc.h>
+#include <sys/stat.h>
 
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
-#include <fstream>
 #include <iostream>
-#include <sstream>
+#include <optional>
 
 #include "core/cli/commands.h"
 #include "core/plan/exports.h"
 #include "core/plan/inputs.h"
 #include "core/plan/model_costs.h"
 #include "core/plan/plan.h"
+#include "core/teach/model.h"
 
 namespace shardlab::cli {
 namespace {
@@ -66,23 +68,39 @@ bool parse_number(const std::string& text, double* out) {
   return !text.empty() && end == text.c_str() + text.size() && std::isfinite(*out);
 }
 
-bool parse_count(const std::string& text, int64_t* out) {
+// A count from 1 to max; strtoll's clamping of a longer number is refused,
+// not read as its largest value.
+bool parse_count(const std::string& text, int64_t max, int64_t* out) {
   char* end = nullptr;
+  errno = 0;
   const long long v = std::strtoll(text.c_str(), &end, 10);
-  if (text.empty() || end != text.c_str() + text.size() || v < 1) return false;
+  if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE || v < 1 || v > max) {
+    return false;
+  }
   *out = v;
   return true;
 }
 
-Result<std::string> read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status(StatusCode::kIoError, path + ": cannot open the file");
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+// Ranges of the counts: a million GPUs, 2^24 sequences of up to 2^23 tokens
+// (at 2^24 tokens Llama 3 8B's layers no longer price within the teaching
+// lab's 10^17 ns, and no plan would say what it needs).
+constexpr int64_t kMaxGpus = int64_t{1} << 20;
+constexpr int64_t kMaxSequences = int64_t{1} << 24;
+constexpr int64_t kMaxSeq = int64_t{1} << 23;
+constexpr int64_t kMaxWork = int64_t{1} << 50;
 
-bool file_exists(const std::string& path) { return std::ifstream(path).good(); }
+std::string count_range(int64_t max) { return "an integer from 1 to " + std::to_string(max); }
+
+// A MODEL or --cluster argument names a file when something exists at that
+// path (a directory included, which read_file then refuses with the system's
+// reason) or when it cannot be a preset's name (a '/' or a ".json"); else a
+// preset.
+bool names_file(const std::string& arg) {
+  struct stat info {};
+  if (::stat(arg.c_str(), &info) == 0) return true;
+  const bool json = arg.size() >= 5 && arg.compare(arg.size() - 5, 5, ".json") == 0;
+  return arg.find('/') != std::string::npos || json;
+}
 
 }  // namespace
 
@@ -91,109 +109,89 @@ int plan_command(const std::vector<std::string>& args) {
   // main.cpp's low mmap threshold (for the instance reader) would map and
   // fault every one of them in afresh.
   mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024);
-  std::string model_arg, cluster_arg = "dgx-a100-80gb", fix_arg, export_arg;
-  int64_t gpus = 0, global_batch = 0, seq = 2048, work = 0;
-  double time_limit = 10;
-  bool json = false, sweep = false, alternatives = true, sizing = true;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
+  for (const std::string& arg : args) {
     if (arg == "--help" || arg == "-h") {
       std::cout << kPlanUsage;
       return kExitOk;
     }
-    if (arg == "--json") {
-      json = true;
-      continue;
-    }
-    if (arg == "--sweep") {
-      sweep = true;
-      continue;
-    }
-    if (arg == "--no-alternatives") {
-      alternatives = false;
-      continue;
-    }
-    if (arg == "--no-sizing") {
-      sizing = false;
-      continue;
-    }
-    if (arg.rfind("--", 0) == 0) {
-      std::string key = arg.substr(2), value;
-      const size_t eq = key.find('=');
-      if (eq != std::string::npos) {
-        value = key.substr(eq + 1);
-        key = key.substr(0, eq);
-      } else {
-        if (i + 1 >= args.size()) return usage_error("option --" + key + " needs a value");
-        value = args[++i];
-      }
-      if (key == "cluster") {
-        cluster_arg = value;
-      } else if (key == "gpus") {
-        if (!parse_count(value, &gpus))
-          return usage_error("--gpus takes a positive integer, found '" + value + "'");
-      } else if (key == "global-batch") {
-        if (!parse_count(value, &global_batch)) {
-          return usage_error("--global-batch takes a positive integer, found '" + value + "'");
-        }
-      } else if (key == "seq") {
-        if (!parse_count(value, &seq))
-          return usage_error("--seq takes a positive integer, found '" + value + "'");
-      } else if (key == "fix") {
-        fix_arg = value;
-      } else if (key == "time-limit") {
-        if (!parse_number(value, &time_limit) || time_limit <= 0) {
-          return usage_error("--time-limit takes a positive number of seconds, found '" + value +
-                             "'");
-        }
-      } else if (key == "work") {
-        if (!parse_count(value, &work))
-          return usage_error("--work takes a positive integer, found '" + value + "'");
-      } else if (key == "export") {
-        if (value != "megatron" && value != "torchtitan") {
-          return usage_error("--export takes megatron or torchtitan, found '" + value + "'");
-        }
-        export_arg = value;
-      } else {
-        return usage_error("unknown option --" + key);
-      }
-    } else if (model_arg.empty()) {
-      model_arg = arg;
-    } else {
-      return usage_error("unexpected argument '" + arg + "'");
-    }
   }
-  if (model_arg.empty()) return usage_error("plan needs a MODEL");
+  bool json = false, sweep = false, no_alternatives = false, no_sizing = false;
+  std::optional<std::string> cluster_opt, gpus_opt, batch_opt, seq_opt, fix_opt, limit_opt,
+      work_opt, export_opt;
+  std::vector<std::string> words;
+  ArgParser parser;
+  parser.flag("json", &json);
+  parser.flag("sweep", &sweep);
+  parser.flag("no-alternatives", &no_alternatives);
+  parser.flag("no-sizing", &no_sizing);
+  parser.option("cluster", &cluster_opt);
+  parser.option("gpus", &gpus_opt);
+  parser.option("global-batch", &batch_opt);
+  parser.option("seq", &seq_opt);
+  parser.option("fix", &fix_opt);
+  parser.option("time-limit", &limit_opt);
+  parser.option("work", &work_opt);
+  parser.option("export", &export_opt);
+  const Status parsed = parser.parse(args, &words);
+  if (!parsed.is_ok()) return usage_error(parsed.message());
+  if (words.empty()) return usage_error("plan needs a MODEL");
+  if (words.size() > 1) return usage_error("unexpected argument '" + words[1] + "'");
+  const std::string& model_arg = words[0];
+  const std::string cluster_arg = cluster_opt.value_or("dgx-a100-80gb");
+  const std::string fix_arg = fix_opt.value_or("");
+  const std::string export_arg = export_opt.value_or("");
+  const bool alternatives = !no_alternatives, sizing = !no_sizing;
+  int64_t gpus = 0, global_batch = 0, seq = 2048, work = 0;
+  double time_limit = 10;
+  // A count from 1 to max, or the usage error naming the option and its range.
+  const auto count = [](const std::optional<std::string>& value, const char* name, int64_t max,
+                        int64_t* out) -> std::optional<int> {
+    if (!value || parse_count(*value, max, out)) return std::nullopt;
+    return usage_error(std::string("--") + name + " takes " + count_range(max) + ", found '" +
+                       *value + "'");
+  };
+  if (auto bad = count(gpus_opt, "gpus", kMaxGpus, &gpus)) return *bad;
+  if (auto bad = count(batch_opt, "global-batch", kMaxSequences, &global_batch)) return *bad;
+  if (auto bad = count(seq_opt, "seq", kMaxSeq, &seq)) return *bad;
+  if (auto bad = count(work_opt, "work", kMaxWork, &work)) return *bad;
+  if (limit_opt && (!parse_number(*limit_opt, &time_limit) || time_limit <= 0)) {
+    return usage_error("--time-limit takes a positive number of seconds, found '" + *limit_opt +
+                       "'");
+  }
+  if (export_opt && export_arg != "megatron" && export_arg != "torchtitan") {
+    return usage_error("--export takes megatron or torchtitan, found '" + export_arg + "'");
+  }
   if (global_batch == 0) return usage_error("plan needs --global-batch B");
 
   // The model: a preset's name, else a file.
   plan::ModelInput model;
-  if (!file_exists(model_arg)) {
+  if (!names_file(model_arg)) {
     Result<plan::Transformer> preset = plan::model_preset(model_arg);
     if (!preset.is_ok()) {
-      return fail(kExitUsage, "plan: MODEL '" + model_arg + "' is no readable file, and " +
-                                  preset.status().message());
+      return fail(kExitUsage,
+                  "plan: MODEL '" + model_arg + "' is no file, and " + preset.status().message());
     }
     model.transformer = preset.value();
   } else {
-    Result<std::string> text = read_text(model_arg);
-    if (!text.is_ok()) return fail(kExitIo, text.status().message());
+    Result<std::string> text =
+        read_file(model_arg, teach::kMaxModelFileBytes, "a model (config.json or einsum model)");
+    if (!text.is_ok()) return fail(exit_code_for(text.status()), text.status().message());
     Result<plan::ModelInput> read = plan::read_model_input(model_arg, text.value());
     if (!read.is_ok()) return fail(exit_code_for(read.status()), read.status().message());
     model = read.value();
   }
   // The cluster: a preset's name, else a file.
   plan::Cluster cluster;
-  if (!file_exists(cluster_arg)) {
+  if (!names_file(cluster_arg)) {
     Result<plan::Cluster> preset = plan::cluster_preset(cluster_arg);
     if (!preset.is_ok()) {
-      return fail(kExitUsage, "plan: --cluster '" + cluster_arg + "' is no readable file, and " +
+      return fail(kExitUsage, "plan: --cluster '" + cluster_arg + "' is no file, and " +
                                   preset.status().message());
     }
     cluster = preset.value();
   } else {
-    Result<std::string> text = read_text(cluster_arg);
-    if (!text.is_ok()) return fail(kExitIo, text.status().message());
+    Result<std::string> text = read_file(cluster_arg, teach::kMaxModelFileBytes, "a cluster file");
+    if (!text.is_ok()) return fail(exit_code_for(text.status()), text.status().message());
     Result<plan::Cluster> read = plan::read_cluster(cluster_arg, text.value());
     if (!read.is_ok()) return fail(exit_code_for(read.status()), read.status().message());
     cluster = read.value();

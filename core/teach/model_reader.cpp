@@ -673,6 +673,10 @@ class Reader {
     double latency = 0;
     for (double b : mesh.bandwidth_GBps) slowest = std::min(slowest, b);
     for (double l : mesh.latency_us) latency = std::max(latency, l);
+    // The rates the generator prices with (collectives.cpp): both
+    // efficiencies scale them down, so they scale the costs up.
+    slowest *= mesh.comm_efficiency;
+    const double tflops = mesh.device_tflops * mesh.matmul_efficiency;
     std::vector<int32_t> uses(model_.tensors.size(), 0);
     for (const OpSpec& op : model_.ops) {
       for (int32_t t : op.inputs) ++uses[t];
@@ -695,14 +699,14 @@ class Reader {
     for (size_t i = 0; i < model_.ops.size() && i < op_at_.size(); ++i) {
       const OpSpec& op = model_.ops[i];
       const double flops = op_flops(op);
-      total_ns += 3 * flops / (mesh.device_tflops * 1e3);
+      total_ns += 3 * flops / (tflops * 1e3);
       if (total_ns > kMaxModelNs) {
         return op_at_[i].error("a model whose costs fit 64-bit nanoseconds (at most " +
                                    scientific(kMaxModelNs) +
                                    " ns of communication and compute in all)",
                                "an op of " + scientific(flops) + " floating-point operations at " +
-                                   scientific(mesh.device_tflops) + " TFLOP/s (about " +
-                                   scientific(flops / (mesh.device_tflops * 1e3)) + " ns)");
+                                   scientific(tflops) + " TFLOP/s (about " +
+                                   scientific(flops / (tflops * 1e3)) + " ns)");
       }
     }
     return Status::ok();
@@ -710,7 +714,10 @@ class Reader {
 
   // An upper bound on an op's forward work: 2 per point of an einsum's
   // index space, the function's work per element otherwise.
+  // An op's forward work as graph.cpp prices it: the einsum's "flops" when
+  // given, else its points times the flops per element.
   double op_flops(const OpSpec& op) const {
+    if (op.flops >= 0) return op.flops;
     double points = 1;
     std::string letters;
     for (size_t k = 0; k < op.inputs.size(); ++k) {

@@ -127,7 +127,7 @@ err() { "$shardlab" plan "$@" 2>&1 >/dev/null | head -n 1; }
 check "no batch: exit code" 1 $?
 check "no batch: message" "shardlab: plan: plan needs --global-batch B" "$(err gpt-1.7b)"
 check "unknown preset" \
-  "shardlab: plan: MODEL 'gpt-2b' is no readable file, and model preset: expected one of gpt-1.7b, gpt-3.6b, gpt-7.5b, gpt-18.4b, gpt-39.1b, gpt-76.1b, gpt-145.6b, gpt-310.1b, gpt-529.6b, gpt-1t, gpt3-175b, llama3-8b, llama3-70b, llama3-405b, mixtral-8x7b, bloom-176b, found \"gpt-2b\" (did you mean \"gpt-1t\"?)" \
+  "shardlab: plan: MODEL 'gpt-2b' is no file, and model preset: expected one of gpt-1.7b, gpt-3.6b, gpt-7.5b, gpt-18.4b, gpt-39.1b, gpt-76.1b, gpt-145.6b, gpt-310.1b, gpt-529.6b, gpt-1t, gpt3-175b, llama3-8b, llama3-70b, llama3-405b, mixtral-8x7b, bloom-176b, found \"gpt-2b\" (did you mean \"gpt-1t\"?)" \
   "$(err gpt-2b --global-batch 8)"
 check "bad --fix key" \
   "shardlab: plan: --fix: at 'bogus=1': expected one of the keys tp, pp, dp, ep, vpp, sp, zero, schedule, mbs, microbatches, recompute, layers" \
@@ -144,7 +144,33 @@ printf '{"nodes": 2, "gpus_per_node": 8, "gpu": {"peak_tflops": -1}}' > bad_clus
 "$shardlab" plan gpt-1.7b --global-batch 8 --cluster bad_cluster.json > /dev/null 2>&1
 check "malformed cluster: exit code" 2 $?
 check "--gpus not a count" \
-  "shardlab: plan: --gpus takes a positive integer, found 'eight'" \
+  "shardlab: plan: --gpus takes an integer from 1 to 1048576, found 'eight'" \
   "$(err gpt-1.7b --global-batch 8 --gpus eight)"
+check "the shared argument grammar: a misspelt option" \
+  "shardlab: plan: unknown option --gpu (did you mean --gpus?)" \
+  "$(err gpt-1.7b --global-batch 8 --gpu 8)"
+check "the shared argument grammar: a flag with a value" \
+  "shardlab: plan: --sweep takes no value (found --sweep=1)" \
+  "$(err gpt-1.7b --global-batch=8 --sweep=1)"
+check "--global-batch beyond int64 is refused, not clamped" \
+  "shardlab: plan: --global-batch takes an integer from 1 to 16777216, found '99999999999999999999'" \
+  "$(err gpt-1.7b --global-batch 99999999999999999999)"
+check "--seq out of range" \
+  "shardlab: plan: --seq takes an integer from 1 to 8388608, found '16777216'" \
+  "$(err gpt-1.7b --global-batch 8 --seq 16777216)"
+# Files: the system's reason and exit 4; a device read only up to the cap.
+mkdir -p a_directory.json
+"$shardlab" plan a_directory.json --global-batch 8 > /dev/null 2>&1
+check "directory: exit code" 4 $?
+check "directory: message" "shardlab: a_directory.json: cannot read the file (Is a directory)" \
+  "$(err a_directory.json --global-batch 8)"
+check "missing model file" "shardlab: ./missing.json: cannot open the file (No such file or directory)" \
+  "$(err ./missing.json --global-batch 8)"
+check "missing cluster file" "shardlab: gone.json: cannot open the file (No such file or directory)" \
+  "$(err gpt-1.7b --global-batch 8 --cluster gone.json)"
+ln -sf /dev/zero zeros.json
+check "endless model file" \
+  "shardlab: zeros.json: expected a model (config.json or einsum model) of at most 16777216 bytes (16 MiB), found more than 16777216 bytes (it is not a regular file: a device or a pipe?)" \
+  "$(err zeros.json --global-batch 8)"
 
 finish "plan CLI"

@@ -213,6 +213,15 @@ TEST_CASE("json_doc: typed reads, missing and unknown keys") {
   CHECK(mesh["shape"][0].integer(16, 64).status().message() ==
         "in.json:1:21 (byte 20): at mesh.shape[0]: expected an integer from 16 to 64, found the "
         "number 8");
+  // Range bounds print as written: whole numbers in digits, others in the shortest text that
+  // reads back (not %.17g's 9.9999999999999995e-07).
+  CHECK(mesh["shape"][1].number(1e-6, 1e9).value() == 2.5);
+  CHECK(mesh["shape"][1].number(1e-6, 0.1).status().message() ==
+        "in.json:1:24 (byte 23): at mesh.shape[1]: expected a number from 1e-06 to 0.1, found the "
+        "number 2.5");
+  CHECK(mesh["shape"][1].number(3, 1e15).status().message() ==
+        "in.json:1:24 (byte 23): at mesh.shape[1]: expected a number from 3 to 1e+15, found the "
+        "number 2.5");
   CHECK(mesh["latency_us"].number(0, 1).status().message() ==
         "in.json:2:25 (byte 73): at mesh: expected the key \"latency_us\", found '}'");
   CHECK_FALSE(mesh["latency_us"].exists());

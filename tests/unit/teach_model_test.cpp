@@ -303,6 +303,13 @@ TEST_CASE("teach model: mistakes in the repeated block, sequence letter and flop
       {"\"x\": {\"shape\": [4, 8]}", "\"x\": {\"shape\": [1099511627776, 8192]}",
        "m.json:4:29 (byte 135): at tensors.x.shape: expected a tensor of at most 2^53 bytes, found "
        "1099511627776 x 8192 elements of 2 bytes"},
+      // The magnitude check prices an einsum's "flops" and the efficiencies as the generator
+      // does (it read the shape's points at the peak, and the generator then refused 1e30
+      // FLOPs without a position).
+      {"\"einsum\": \"bd,de->be\"", "\"einsum\": \"bd,de->be\", \"flops\": 1e30",
+       "m.json:7:34 (byte 319): at ops[0].einsum: expected a model whose costs fit 64-bit "
+       "nanoseconds (at most 1e+17 ns of communication and compute in all), found an op of "
+       "1e+30 floating-point operations at 1 TFLOP/s (about 1e+27 ns)"},
       {"\"training\": true", "\"training\": true, \"sequence\": \"q\"",
        "m.json:3:32 (byte 119): at sequence: expected a dimension letter used by the model, found "
        "the string \"q\""},
@@ -311,6 +318,16 @@ TEST_CASE("teach model: mistakes in the repeated block, sequence letter and flop
     CAPTURE(m.to);
     CHECK(error_of(repeated(m.from, m.to)) == m.message);
   }
+  // 10^14 FLOPs fit at the peak of 1 TFLOP/s, not at an efficiency of 10^-6.
+  std::string slow =
+      repeated("\"einsum\": \"bd,de->be\"", "\"einsum\": \"bd,de->be\", \"flops\": 1e14");
+  CHECK(read_model("m.json", slow).is_ok());
+  slow.replace(slow.find("\"device_tflops\": 1"), 18,
+               "\"device_tflops\": 1, \"matmul_efficiency\": 1e-6");
+  CHECK(error_of(slow).find("at ops[0].einsum: expected a model whose costs fit 64-bit nanoseconds "
+                            "(at most 1e+17 ns of communication and compute in all), found an op "
+                            "of 1e+14 floating-point operations at 1e-06 TFLOP/s (about 1e+17 "
+                            "ns)") != std::string::npos);
   // Sixteen outputs of 2^52 bytes each pass one by one, the seventeenth takes the model
   // beyond 2^56 bytes in all (so that 16 bytes per parameter and peak sums fit in int64).
   std::string chain = R"({"mesh": {"shape": [2], "bandwidth_GBps": 1, "latency_us": 1,
