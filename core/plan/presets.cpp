@@ -1,6 +1,6 @@
 // The bundled models of inputs.h: the GPT family of Narayanan et al.'s weak
-// scaling table, GPT-3 175B, Llama 3 8B/70B/405B and Mixtral 8x7B, as
-// Transformer structs. Their parameter counts are checked against the
+// scaling table, GPT-3 175B, Llama 3 8B/70B/405B, Mixtral 8x7B and BLOOM
+// 176B, as Transformer structs. Their parameter counts are checked against the
 // published totals in tests/unit/plan_presets_test.cpp.
 #include <array>
 
@@ -102,6 +102,21 @@ std::vector<Transformer> all_presets() {
   mixtral.experts = 8;
   mixtral.experts_per_token = 2;
   out.push_back(mixtral);
+  // BLOOM 176B (BigScience tr11-176B-ml; its training script and README in
+  // bigscience-workshop/bigscience, train/tr11-176B-ml/): 70 layers, h 14,336,
+  // 112 heads, sequence 2,048, Megatron's GPT layer (GeLU FFN of 4h,
+  // LayerNorm, biases, dropout 0.1 as Megatron's defaults) with ALiBi instead
+  // of learned positions (no position table), the head tied to the embedding
+  // and the vocabulary padded to 250,880 (--pad-vocab-size-to). Published:
+  // 176,247,271,424 parameters; this struct counts 2h = 28,672 fewer, the
+  // LayerNorm BLOOM adds after the embedding (--embed-layernorm), which the
+  // Transformer struct has no field for (its cost, one LayerNorm of the
+  // first stage, is left out the same way).
+  Transformer bloom = megatron_gpt("bloom-176b", 112, 14336, 70);
+  bloom.family = "bloom";
+  bloom.vocab = 250880;
+  bloom.max_positions = 0;
+  out.push_back(bloom);
   return out;
 }
 

@@ -127,7 +127,7 @@ err() { "$shardlab" plan "$@" 2>&1 >/dev/null | head -n 1; }
 check "no batch: exit code" 1 $?
 check "no batch: message" "shardlab: plan: plan needs --global-batch B" "$(err gpt-1.7b)"
 check "unknown preset" \
-  "shardlab: plan: MODEL 'gpt-2b' is no file, and model preset: expected one of gpt-1.7b, gpt-3.6b, gpt-7.5b, gpt-18.4b, gpt-39.1b, gpt-76.1b, gpt-145.6b, gpt-310.1b, gpt-529.6b, gpt-1t, gpt3-175b, llama3-8b, llama3-70b, llama3-405b, mixtral-8x7b, found \"gpt-2b\" (did you mean \"gpt-1t\"?)" \
+  "shardlab: plan: MODEL 'gpt-2b' is no file, and model preset: expected one of gpt-1.7b, gpt-3.6b, gpt-7.5b, gpt-18.4b, gpt-39.1b, gpt-76.1b, gpt-145.6b, gpt-310.1b, gpt-529.6b, gpt-1t, gpt3-175b, llama3-8b, llama3-70b, llama3-405b, mixtral-8x7b, bloom-176b, found \"gpt-2b\" (did you mean \"gpt-1t\"?)" \
   "$(err gpt-2b --global-batch 8)"
 check "bad --fix key" \
   "shardlab: plan: --fix: at 'bogus=1': expected one of the keys tp, pp, dp, ep, vpp, sp, zero, schedule, mbs, microbatches, recompute, layers" \

@@ -26,7 +26,7 @@ TEST_CASE("plan presets: the names, in order") {
         std::vector<std::string>{"gpt-1.7b", "gpt-3.6b", "gpt-7.5b", "gpt-18.4b", "gpt-39.1b",
                                  "gpt-76.1b", "gpt-145.6b", "gpt-310.1b", "gpt-529.6b", "gpt-1t",
                                  "gpt3-175b", "llama3-8b", "llama3-70b", "llama3-405b",
-                                 "mixtral-8x7b"});
+                                 "mixtral-8x7b", "bloom-176b"});
   for (const std::string& name : model_preset_names()) CHECK(preset(name).name == name);
 }
 
@@ -39,6 +39,11 @@ TEST_CASE("plan presets: published parameter counts") {
   const int64_t gpt3 = parameter_counts(preset("gpt3-175b")).total;
   CHECK(gpt3 == 174615822336 + 2 * 12288);
   CHECK(std::fabs(gpt3 / 175e9 - 1) < 0.01);
+  // BLOOM: the model card's 176,247,271,424 less the embedding LayerNorm's 2h
+  // (presets.cpp says why); 70 (12h^2 + 13h) + V h + the final LayerNorm's 2h.
+  CHECK(parameter_counts(preset("bloom-176b")).total == 176247271424 - 2 * 14336);
+  CHECK(parameter_counts(preset("bloom-176b")).total ==
+        70 * (12LL * 14336 * 14336 + 13 * 14336) + 250880LL * 14336 + 2 * 14336);
 }
 
 TEST_CASE("plan presets: the parts of a count") {
@@ -100,6 +105,16 @@ TEST_CASE("plan presets: the shapes they were written from") {
   CHECK(mixtral.experts_per_token == 2);
   CHECK(mixtral.vocab == 32000);
   CHECK(mixtral.kv_heads == 8);
+
+  const Transformer bloom = preset("bloom-176b");
+  CHECK(bloom.layers == 70);
+  CHECK(bloom.hidden == 14336);
+  CHECK(bloom.heads == 112);
+  CHECK(bloom.ffn_hidden == 4 * 14336);
+  CHECK(bloom.vocab == 250880);
+  CHECK(bloom.max_positions == 0);  // ALiBi
+  CHECK(bloom.tied_embeddings);
+  CHECK(bloom.dropout);
 }
 
 TEST_CASE("plan presets: names ignore case; a near miss says what it meant") {
@@ -110,7 +125,7 @@ TEST_CASE("plan presets: names ignore case; a near miss says what it meant") {
   CHECK(miss.status().message() ==
         "model preset: expected one of gpt-1.7b, gpt-3.6b, gpt-7.5b, gpt-18.4b, gpt-39.1b, "
         "gpt-76.1b, gpt-145.6b, gpt-310.1b, gpt-529.6b, gpt-1t, gpt3-175b, llama3-8b, "
-        "llama3-70b, llama3-405b, mixtral-8x7b, found \"llama3-7b\" (did you mean "
+        "llama3-70b, llama3-405b, mixtral-8x7b, bloom-176b, found \"llama3-7b\" (did you mean "
         "\"llama3-8b\"?)");
   const Result<Transformer> far = model_preset("bert-large");
   REQUIRE_FALSE(far.is_ok());
