@@ -145,7 +145,9 @@ async function computeNow(text, generation) {
   if (app.mode === 'form') $('pl-problem').value = normalized;
   if (!(await simulateAll(generation))) return null;
   choose();
-  render();
+  renderLists();
+  // The view drawn while the schedules came in stays when it shows the same pair.
+  if (`${app.shown}|${app.stacked}` !== app.viewKey) renderView();
   setStatus('ready');
   scheduleLink();
   plan.setButtons();

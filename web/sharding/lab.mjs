@@ -360,11 +360,14 @@ async function start() {
   }
 }
 
+// The run ends within the client's grace (STOP_GRACE_MS) with its best
+// plan, without waiting for a worker inside a long step (solver_client.mjs
+// replaces it).
 async function stopSolving(reason = 'stopped') {
   if (!app.solving) return;
   app.stopReason = reason;
   const running = app.solving;
-  await app.client.stop();
+  app.client.stop();
   await running.catch(() => {});
 }
 
