@@ -40,85 +40,90 @@ function stuckWorker(script, marker) {
 const ENGINE_CREATE = 'ensureEngine(req.options, req.index);';
 const digits = async (page, testid) => (await text(page, testid)).replace(/[^0-9]/g, '');
 
-test('sharding: Stop ends a run whose worker is stuck, keeps its plan, and Start runs again',
-     async () => {
-       // Stuck in building the engine (its presolve), after the quick plan.
-       const page = await openPage(
-           site.browser, `${site.url}?time=600&workers=1#v=2&ex=example.json`,
-           {prepare: stuckWorker('sharding/worker.js', ENGINE_CREATE)});
-       await waitStatus(page, 'solving');
-       await page.waitForFunction(() => window.shardlab.client.best !== null, null, {polling: 50});
-       await page.click('[data-testid=stop]');
-       await waitStatus(page, ENDED, 30000);
-       assert.equal(await status(page), 'stopped');
-       const best = await page.evaluate(() => window.shardlab.client.best.cost);
-       assert.equal(await digits(page, 'best-cost'), best, 'the plan found before the stop is shown');
-       assert.equal(await page.isDisabled('[data-testid=start]'), false);
-       await page.click('[data-testid=start]');
-       await waitStatus(page, 'done', 60000);
-       const cost = await digits(page, 'best-cost');
-       assert.ok(BigInt(cost) <= BigInt(best), `the next run keeps the plan: ${cost} <= ${best}`);
-       assert.deepEqual(page.errors, []);
-       await page.context().close();
-     });
+test(
+    'sharding: Stop ends a run whose worker is stuck, keeps its plan, and Start runs again',
+    async () => {
+      // Stuck in building the engine (its presolve), after the quick plan.
+      const page = await openPage(
+          site.browser, `${site.url}?time=600&workers=1#v=2&ex=example.json`,
+          {prepare: stuckWorker('sharding/worker.js', ENGINE_CREATE)});
+      await waitStatus(page, 'solving');
+      await page.waitForFunction(() => window.shardlab.client.best !== null, null, {polling: 50});
+      await page.click('[data-testid=stop]');
+      await waitStatus(page, ENDED, 30000);
+      assert.equal(await status(page), 'stopped');
+      const best = await page.evaluate(() => window.shardlab.client.best.cost);
+      assert.equal(
+          await digits(page, 'best-cost'), best, 'the plan found before the stop is shown');
+      assert.equal(await page.isDisabled('[data-testid=start]'), false);
+      await page.click('[data-testid=start]');
+      await waitStatus(page, 'done', 60000);
+      const cost = await digits(page, 'best-cost');
+      assert.ok(BigInt(cost) <= BigInt(best), `the next run keeps the plan: ${cost} <= ${best}`);
+      assert.deepEqual(page.errors, []);
+      await page.context().close();
+    });
 
-test('teach: Stop explains the best plan while the worker is stuck, and Solve works again',
-     async () => {
-       const page = await openPage(site.browser, `${site.url}#v=3&lab=teach&ex=mlp.json&t=600`, {
-         prepare: stuckWorker(
-             'sharding/worker.js', 'run.post(P.MSG.INCUMBENT, {...payload, plan}, [plan.buffer]);')
-       });
-       await waitStatus(page, 'solving', 60000, 'teach');
-       await page.waitForFunction(
-           () => window.shardlabTeach.client.best !== null, null, {polling: 50, timeout: 60000});
-       await page.click('[data-testid=teach-stop]');
-       await waitStatus(page, ENDED, 30000, 'teach');
-       assert.equal(await status(page, 'teach'), 'stopped');
-       assert.match(await text(page, 'teach-status-text'), /^stopped: /);
-       assert.match(await text(page, 'teach-cost'), /ns\)$/, 'the stopped plan is explained');
-       const solves = await page.getAttribute('#lab-teach', 'data-solves');
-       await page.click('[data-testid=teach-solve]');
-       await page.waitForFunction(
-           (n) => document.getElementById('lab-teach').dataset.solves !== n, solves,
-           {polling: 50, timeout: 60000});
-       assert.equal(await status(page, 'teach'), 'done');
-       assert.match(await text(page, 'teach-status-text'), /^done: proven optimal/);
-       assert.deepEqual(page.errors, []);
-       await page.context().close();
-     });
+test(
+    'teach: Stop explains the best plan while the worker is stuck, and Solve works again',
+    async () => {
+      const page = await openPage(site.browser, `${site.url}#v=3&lab=teach&ex=mlp.json&t=600`, {
+        prepare: stuckWorker(
+            'sharding/worker.js', 'run.post(P.MSG.INCUMBENT, {...payload, plan}, [plan.buffer]);')
+      });
+      await waitStatus(page, 'solving', 60000, 'teach');
+      await page.waitForFunction(
+          () => window.shardlabTeach.client.best !== null, null, {polling: 50, timeout: 60000});
+      await page.click('[data-testid=teach-stop]');
+      await waitStatus(page, ENDED, 30000, 'teach');
+      assert.equal(await status(page, 'teach'), 'stopped');
+      assert.match(await text(page, 'teach-status-text'), /^stopped: /);
+      assert.match(await text(page, 'teach-cost'), /ns\)$/, 'the stopped plan is explained');
+      const solves = await page.getAttribute('#lab-teach', 'data-solves');
+      await page.click('[data-testid=teach-solve]');
+      await page.waitForFunction(
+          (n) => document.getElementById('lab-teach').dataset.solves !== n, solves,
+          {polling: 50, timeout: 60000});
+      assert.equal(await status(page, 'teach'), 'done');
+      assert.match(await text(page, 'teach-status-text'), /^done: proven optimal/);
+      assert.deepEqual(page.errors, []);
+      await page.context().close();
+    });
 
 // DualPipe's example: the planner proves it in about 2 s once it runs.
-test('pipeline planner: Stop keeps the planned schedule while the worker is stuck, and the ' +
-         'next run proves it',
-     async () => {
-       const page = await openPage(
-           site.browser, `${site.url}#v=3&lab=pipeline&ex=dualpipe_example.json&t=600`, {
-             prepare: stuckWorker(
-                 'pipeline/worker.js',
-                 'run.post(P.MSG.INCUMBENT, {record, improvedS, steps, schedule, summary: ' +
-                     'summaryOf(schedule)});')
-           });
-       await waitStatus(page, 'ready', 120000, 'pipeline');
-       await page.click('[data-testid=pl-start]');
-       await waitStatus(page, 'planning', 60000, 'pipeline');
-       await page.waitForFunction(
-           () => document.querySelector('[data-testid=pl-incumbent]').dataset.value !== '', null,
-           {polling: 50, timeout: 60000});
-       const planned = await page.getAttribute('[data-testid=pl-incumbent]', 'data-value');
-       await page.click('[data-testid=pl-stop]');
-       await waitStatus(page, ENDED, 30000, 'pipeline');
-       assert.equal(await status(page, 'pipeline'), 'stopped');
-       assert.equal(await page.getAttribute('[data-testid=pl-incumbent]', 'data-value'), planned);
-       assert.equal(await page.getAttribute('[data-testid=pl-timeline]', 'data-schedules')
-                        .then((s) => s.split(',')[0]),
-                    'planned', 'the planned schedule stays on the timeline');
-       await page.click('[data-testid=pl-start]');
-       await waitStatus(page, ['done', 'error'], 90000, 'pipeline');
-       assert.equal(await status(page, 'pipeline'), 'done');
-       assert.match(await text(page, 'pl-gap'), /proven optimal/);
-       assert.deepEqual(page.errors, []);
-       await page.context().close();
-     });
+test(
+    'pipeline planner: Stop keeps the planned schedule while the worker is stuck, and the ' +
+        'next run proves it',
+    async () => {
+      const page = await openPage(
+          site.browser, `${site.url}#v=3&lab=pipeline&ex=dualpipe_example.json&t=600`, {
+            prepare: stuckWorker(
+                'pipeline/worker.js',
+                'run.post(P.MSG.INCUMBENT, {record, improvedS, steps, schedule, summary: ' +
+                    'summaryOf(schedule)});')
+          });
+      await waitStatus(page, 'ready', 120000, 'pipeline');
+      await page.click('[data-testid=pl-start]');
+      await waitStatus(page, 'planning', 60000, 'pipeline');
+      await page.waitForFunction(
+          () => document.querySelector('[data-testid=pl-incumbent]').dataset.value !== '', null,
+          {polling: 50, timeout: 60000});
+      const planned = await page.getAttribute('[data-testid=pl-incumbent]', 'data-value');
+      await page.click('[data-testid=pl-stop]');
+      await waitStatus(page, ENDED, 30000, 'pipeline');
+      assert.equal(await status(page, 'pipeline'), 'stopped');
+      assert.equal(await page.getAttribute('[data-testid=pl-incumbent]', 'data-value'), planned);
+      assert.equal(
+          await page.getAttribute('[data-testid=pl-timeline]', 'data-schedules')
+              .then((s) => s.split(',')[0]),
+          'planned', 'the planned schedule stays on the timeline');
+      await page.click('[data-testid=pl-start]');
+      await waitStatus(page, ['done', 'error'], 90000, 'pipeline');
+      assert.equal(await status(page, 'pipeline'), 'done');
+      assert.match(await text(page, 'pl-gap'), /proven optimal/);
+      assert.deepEqual(page.errors, []);
+      await page.context().close();
+    });
 
 // p 4, m 8 on the linear placement: HiGHS takes the warm start at once and
 // leaves a third of the gap open after 20 s, so the stop lands in its search.
