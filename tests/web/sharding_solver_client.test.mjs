@@ -123,6 +123,7 @@ test('a worker stuck in a step after a stop is replaced by one holding the model
   const stopped = client.stop();
   assert.deepEqual(await settle(run, 'stop with a stuck worker'), ['stopped', 'stopped']);
   await stopped;
+  await client.workers[1].loaded;
   assert.equal(fakes.length, 3, 'one fresh worker');
   assert.equal(fakes[1].terminated, true, 'the stuck one is ended');
   assert.equal(fakes[0].terminated, undefined, 'the one that answered stays');

@@ -77,8 +77,13 @@ export class SolverClient {
    */
   respawn(index) {
     this.workers[index].terminate();
-    this.workers[index] = this.spawn(index);
-    if (this.model) this.sendModel(this.workers[index]);
+    const handle = this.spawn(index);
+    this.workers[index] = handle;
+    if (!this.model) return;
+    // Copying a large model takes a while: in the next task, so that the
+    // stop is shown first.
+    handle.loaded = new Promise((resolve) => setTimeout(resolve)).then(() => this.sendModel(handle));
+    handle.loaded.catch(() => {});
   }
 
   onEvent(index, msg, op) {
