@@ -82,7 +82,8 @@ export class SolverClient {
     if (!this.model) return;
     // Copying a large model takes a while: in the next task, so that the
     // stop is shown first.
-    handle.loaded = new Promise((resolve) => setTimeout(resolve)).then(() => this.sendModel(handle));
+    handle.loaded =
+        new Promise((resolve) => setTimeout(resolve)).then(() => this.sendModel(handle));
     handle.loaded.catch(() => {});
   }
 
