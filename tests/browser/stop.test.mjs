@@ -97,10 +97,8 @@ test(
     async () => {
       const page = await openPage(
           site.browser, `${site.url}#v=3&lab=pipeline&ex=dualpipe_example.json&t=600`, {
-            prepare: stuckWorker(
-                'pipeline/worker.js',
-                'run.post(P.MSG.INCUMBENT, {record, improvedS, steps, schedule, summary: ' +
-                    'summaryOf(schedule)});')
+            // After snapshot()'s INCUMBENT (its transfer list ends the call).
+            prepare: stuckWorker('pipeline/worker.js', '[schedule.buffer]);')
           });
       await waitStatus(page, 'ready', 120000, 'pipeline');
       await page.click('[data-testid=pl-start]');
