@@ -66,12 +66,17 @@ export function buildLayout(schedule) {
   const rows = Array.from({length: devices}, () => []);
   for (let s = 0; s < slots.length; ++s) {
     const slot = slots[s];
-    slot.kind = slotKind(slot.ops.map((i) => ops[i].kind));
+    slot.kind =
+        slot.ops.length === 1 ? ops[slot.ops[0]].kind : slotKind(slot.ops.map((i) => ops[i].kind));
     // The forward and backward halves: separate ops sharing the slot, or one
     // FB op carrying its backward (the core's form), or one BW op.
-    const find = (kinds) => slot.ops.map((i) => ops[i]).find((op) => kinds.includes(op.kind));
-    slot.fOp = find(['F', 'FB']) || null;
-    slot.bOp = find(['B', 'BW']) || null;
+    slot.fOp = null;
+    slot.bOp = null;
+    for (const i of slot.ops) {
+      const kind = ops[i].kind;
+      if (!slot.fOp && (kind === 'F' || kind === 'FB')) slot.fOp = ops[i];
+      if (!slot.bOp && (kind === 'B' || kind === 'BW')) slot.bOp = ops[i];
+    }
     if (!slot.bOp && slot.fOp && slot.fOp.kind === 'FB' && slot.fOp.backward) {
       slot.bOp = {...slot.fOp.backward, kind: 'B', device: slot.device};
     }
