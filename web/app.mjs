@@ -37,7 +37,6 @@ const pendingProblems = new Map();  // lab -> what of the opening link it could 
 const modules = new Map();          // lab -> its imported lab.mjs
 const scrollChecks = new Map();     // lab -> schedules its focusableScrollers()
 let modulePromise = null;
-const SCROLL_CHECK_MS = 250;  // see watchStatus
 
 const shell = {
   active: null,
@@ -119,16 +118,13 @@ function watchStatus(lab, section) {
     said = status;
     live.textContent = `${TAB_NAMES[lab]} lab: ${status}`;
   };
-  // Checked once the content has been quiet for SCROLL_CHECK_MS: a tab
-  // filling row by row (the pipeline's compare table) would otherwise force
-  // a layout of the whole page every frame.
   let checking = null;
   const check = () => {
-    clearTimeout(checking);
-    checking = setTimeout(() => {
+    if (checking) return;
+    checking = requestAnimationFrame(() => {
       checking = null;
-      if (!section.hidden) requestAnimationFrame(() => focusableScrollers(section));
-    }, SCROLL_CHECK_MS);
+      if (!section.hidden) focusableScrollers(section);
+    });
   };
   new MutationObserver(check).observe(section, {childList: true, subtree: true});
   scrollChecks.set(lab, check);
@@ -139,22 +135,18 @@ function watchStatus(lab, section) {
 
 // A region that scrolls (a wide table on a phone, a long export) must be reachable
 // by keyboard: each one in the section that has nothing focusable inside
-// gets tabindex=0 (checked once the tab's content has stopped changing, and
-// on resize).
-// changes, and on resize). Every element is measured before any is changed,
-// so the page is laid out once.
+// gets tabindex=0 (checked at most once a frame while the tab's content
+// changes, and on resize).
 function focusableScrollers(section) {
-  const found = [];
   for (const el of section.querySelectorAll('table, pre, div, section')) {
     if (el.hasAttribute('tabindex')) continue;
     const style = getComputedStyle(el);
-    const sideways = /auto|scroll/.test(style.overflowX) && el.scrollWidth > el.clientWidth + 1;
-    const down = /auto|scroll/.test(style.overflowY) && el.scrollHeight > el.clientHeight + 1;
+    const sideways = el.scrollWidth > el.clientWidth + 1 && /auto|scroll/.test(style.overflowX);
+    const down = el.scrollHeight > el.clientHeight + 1 && /auto|scroll/.test(style.overflowY);
     if (!sideways && !down) continue;
     if (el.querySelector('a[href], button, input, select, textarea, [tabindex]')) continue;
-    found.push(el);
+    el.tabIndex = 0;
   }
-  for (const el of found) el.tabIndex = 0;
 }
 
 // What the shell adds to every tab: the drop hint and the start-here card
