@@ -69,17 +69,23 @@ def cluster_file(efficiency, folder):
     return path
 
 
-def run_plan(shardlab, model, gpus, batch, cluster, fix=None, extra=()):
-    cmd = [shardlab, "plan", model, "--cluster", cluster, "--gpus", str(gpus),
-           "--global-batch", str(batch), "--seq", "2048", "--json", *extra]
-    if fix:
-        cmd += ["--fix", fix]
+def timed_run(cmd):
+    """Runs cmd; its output, wall seconds and CPU seconds (user + system)."""
     start = time.monotonic()
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     out = subprocess.run(cmd, capture_output=True, text=True)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     seconds = time.monotonic() - start
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return out, seconds, cpu
+
+
+def run_plan(shardlab, model, gpus, batch, cluster, fix=None, extra=()):
+    cmd = [shardlab, "plan", model, "--cluster", cluster, "--gpus", str(gpus),
+           "--global-batch", str(batch), "--seq", "2048", "--json", *extra]
+    if fix:
+        cmd += ["--fix", fix]
+    out, seconds, cpu = timed_run(cmd)
     if out.returncode not in (0, 3):
         sys.exit(f"plan_bench: {' '.join(cmd)} failed ({out.returncode}): {out.stderr.strip()}")
     return json.loads(out.stdout), (seconds, cpu)

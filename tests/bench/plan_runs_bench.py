@@ -30,10 +30,9 @@ import csv
 import json
 import math
 import os
-import resource
-import subprocess
 import sys
-import time
+
+from plan_bench import plan_text, timed_run
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -55,28 +54,11 @@ def run_plan(shardlab, row, fix, extra):
            "--json", "--no-alternatives", "--no-sizing", *extra]
     if fix:
         cmd += ["--fix", fix]
-    start = time.monotonic()
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    out = subprocess.run(cmd, capture_output=True, text=True)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    seconds = time.monotonic() - start
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    out, seconds, cpu = timed_run(cmd)
     if out.returncode not in (0, 3):
         # A --fix that no plan satisfies (exit 1) is a finding, not a crash.
         return {"found": False, "error": out.stderr.strip()}, (seconds, cpu)
     return json.loads(out.stdout), (seconds, cpu)
-
-
-def plan_text(plan):
-    s = f"t{plan['tp']} p{plan['pp']} d{plan['dp']}"
-    if plan["vpp"] > 1:
-        s += f" v{plan['vpp']}"
-    s += f" {plan['schedule']} b{plan['microbatch_size']} {plan['recompute']}"
-    if plan["sequence_parallel"]:
-        s += " sp"
-    if plan["zero"]:
-        s += f" z{plan['zero']}"
-    return s
 
 
 def number(text):
