@@ -474,7 +474,8 @@ function wire() {
 /** A model file dropped on the page (../drop.mjs): it replaces the editor's text and is solved. */
 export async function openFile(file) {
   const text = await file.text();
-  app.force = {};
+  app.force.clear();
+  showForces();
   app.example = null;
   app.name = file.name;
   $('teach-text').value = text;
