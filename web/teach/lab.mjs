@@ -298,12 +298,14 @@ async function runOnce() {
     app.report = report;
     app.root.querySelector('[data-testid=teach-force]').textContent = forceText(report);
     updateExports();
+    // Saved first: a test (or a user) that sees 'done' or 'stopped' finds
+    // the link written and the run counted in data-solves.
+    await remember(text);
     const found = report.proven_optimal ? 'proven optimal' : 'best found';
     if (app.stopAsked)
       setStatus('stopped', `stopped: ${found}`);
     else
       setStatus('done', `done: ${found}`);
-    await remember(text);
   } catch (error) {
     showError(error.message);
   }
