@@ -156,6 +156,30 @@ export function activeLab(page) {
   return page.getAttribute('#app', 'data-lab');
 }
 
+/**
+ * The teaching lab's deep model (teach.test.mjs, page_responsive_bench.mjs):
+ * twelve transformer blocks on 1 GB per device; natively the bound is still
+ * 0.4% below the cost after 15 s, so a stop lands in a running solve.
+ */
+export function deepTransformer(source = SOURCE) {
+  const base =
+      JSON.parse(fs.readFileSync(path.join(source, 'examples/teach/transformer.json'), 'utf8'));
+  const model = {...base, name: 'transformer_x12', mesh: {...base.mesh, device_memory_GB: 1}};
+  model.tensors = {x: base.tensors.x};
+  model.ops = [];
+  let previous = 'x';
+  for (let i = 0; i < 12; ++i) {
+    for (const w of ['Wq', 'Wk', 'Wv', 'Wo', 'W1', 'W2'])
+      model.tensors[`${w}_${i}`] = base.tensors[w];
+    for (const op of base.ops) {
+      const inputs = op.inputs.map((t) => (t === 'x' ? previous : `${t}_${i}`));
+      model.ops.push({...op, name: `${op.name}_${i}`, inputs});
+    }
+    previous = `r2_${i}`;
+  }
+  return JSON.stringify(model, null, 1);
+}
+
 /** Prints a Markdown table under a title: the benchmarks' output (tests/bench/*.mjs). */
 export function table(title, header, rows) {
   console.log(`\n${title}`);

@@ -74,10 +74,35 @@ test(
       await waitStatus(page, 'solving', 60000, 'teach');
       await page.waitForFunction(
           () => window.shardlabTeach.client.best !== null, null, {polling: 50, timeout: 60000});
+      // What the page shows when the explanation (on the main thread) begins.
+      await page.evaluate(() => {
+        const app = window.shardlabTeach;
+        const explain = app.M.teachExplain;
+        app.M.teachExplain = (...args) => {
+          const q = (id) => document.querySelector(`[data-testid=${id}]`).textContent;
+          window.atExplain = {
+            status: document.getElementById('lab-teach').dataset.status,
+            text: q('teach-status-text'),
+            cost: q('teach-cost'),
+          };
+          app.M.teachExplain = explain;
+          return explain(...args);
+        };
+      });
+      // data-solves counts the stopped run once its explanation is shown.
+      const running = await page.getAttribute('#lab-teach', 'data-solves');
       await page.click('[data-testid=teach-stop]');
       await waitStatus(page, ENDED, 30000, 'teach');
       assert.equal(await status(page, 'teach'), 'stopped');
-      assert.match(await text(page, 'teach-status-text'), /^stopped: /);
+      await page.waitForFunction(
+          (n) => document.getElementById('lab-teach').dataset.solves !== n, running,
+          {polling: 50, timeout: 60000});
+      const best = await page.evaluate(() => window.shardlabTeach.client.best.cost);
+      const before = await page.evaluate(() => window.atExplain);
+      assert.equal(before.status, 'stopped', 'the stop is shown before the explanation');
+      assert.match(before.text, /^stopped: .*\(explaining…\)$/);
+      assert.equal(before.cost.replace(/^.*\(|[^0-9]/g, ''), best, 'with the plan\'s cost');
+      assert.match(await text(page, 'teach-status-text'), /^stopped: (best found|proven optimal)$/);
       assert.match(await text(page, 'teach-cost'), /ns\)$/, 'the stopped plan is explained');
       const solves = await page.getAttribute('#lab-teach', 'data-solves');
       await page.click('[data-testid=teach-solve]');

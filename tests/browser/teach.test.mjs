@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {test} from 'node:test';
 
-import {openPage, SOURCE, text, useSite, waitStatus} from './harness.mjs';
+import {deepTransformer, openPage, SOURCE, text, useSite, waitStatus} from './harness.mjs';
 
 const site = useSite();
 
@@ -123,34 +123,13 @@ test('a bad model shows its exact error: file, line, column, byte, path, expecta
   await page.close();
 });
 
-// Twelve transformer blocks on 1 GB per device: natively the bound is still
-// 0.4% below the cost after 15 s, so the stop lands in a running solve.
-function deepTransformer() {
-  const base =
-      JSON.parse(fs.readFileSync(path.join(SOURCE, 'examples/teach/transformer.json'), 'utf8'));
-  const model = {...base, name: 'transformer_x12', mesh: {...base.mesh, device_memory_GB: 1}};
-  model.tensors = {x: base.tensors.x};
-  model.ops = [];
-  let previous = 'x';
-  for (let i = 0; i < 12; ++i) {
-    for (const w of ['Wq', 'Wk', 'Wv', 'Wo', 'W1', 'W2'])
-      model.tensors[`${w}_${i}`] = base.tensors[w];
-    for (const op of base.ops) {
-      const inputs = op.inputs.map((t) => (t === 'x' ? previous : `${t}_${i}`));
-      model.ops.push({...op, name: `${op.name}_${i}`, inputs});
-    }
-    previous = `r2_${i}`;
-  }
-  return JSON.stringify(model, null, 1);
-}
-
 test('Stop ends a running solve and explains the best plan found so far', async () => {
   const page = await openPage(site.browser, `${site.url}#v=3&lab=teach&ex=mlp.json&t=600`);
   await waitStatus(page, ['done', 'error'], 120000, 'teach');
   assert.equal(await page.inputValue('[data-testid=teach-time]'), '600');
   assert.equal(await page.isDisabled('[data-testid=teach-stop]'), true, 'nothing to stop');
   const count = await solves(page);
-  await page.fill('[data-testid=teach-text]', deepTransformer());
+  await page.fill('[data-testid=teach-text]', deepTransformer(SOURCE));
   await page.click('[data-testid=teach-solve]');
   await waitStatus(page, 'solving', 120000, 'teach');
   // The engine's own plan of this model, past the quick plan of its

@@ -9,13 +9,15 @@
 // the control that caused them (../feedback.mjs): a refused mesh beside the
 // mesh, "Copied" beside Copy.
 // data-status on #lab-teach (the test contract): idle, generating, solving,
-// stopped (Stop pressed: the best plan so far is explained), done, error;
-// data-solves counts finished runs. The time control comes from the solver's
-// option schema. The state travels in the fragment (#v=3&lab=teach&ex=...
-// or m=<deflated model text>, t, cm, f=NODE=STRATEGY;...) and the last
-// model in IndexedDB.
+// stopped (Stop pressed: the best plan so far is shown at once, with its
+// cost and bound, and explained in a later task), done, error; data-solves
+// counts finished runs (a stopped one once its explanation is shown). The
+// time control comes from the solver's option schema. The state travels in
+// the fragment (#v=3&lab=teach&ex=... or m=<deflated model text>, t, cm,
+// f=NODE=STRATEGY;...) and the last model in IndexedDB.
 import {baseName, saveText} from '../downloads.mjs';
 import {clearNear, copyText, feedbackRegion, nearby, setReason, showNear} from '../feedback.mjs';
+import {grouped} from '../format.mjs';
 import {showLinkProblems} from '../link_notice.mjs';
 import {applySchema, readOption, rowOf} from '../options_form.mjs';
 import {unwrap} from '../result.mjs';
@@ -26,7 +28,7 @@ import {stopSignal, untilStopped} from '../worker_client.mjs';
 
 import {addForce, encodeForces, parseForces, renderChips} from './forces.mjs';
 import {formatModel, parseMeshShape, parseModel, setBatch, setMemory, setMesh} from './model_edit.mjs';
-import {forceText} from './report.mjs';
+import {forceText, formatNs} from './report.mjs';
 import {clear, render} from './views.mjs';
 
 export const EXAMPLES = Object.freeze([
@@ -284,6 +286,7 @@ async function runOnce() {
     if (!opts.force && !app.stopAsked) {
       app.free = {key: freeKey, cost: best.cost, lower_bound: best.bound};
     }
+    if (app.stopAsked) await showStopped(best);
     const request = {
       source: app.name,
       options: opts,
@@ -309,6 +312,19 @@ async function runOnce() {
   } catch (error) {
     showError(error.message);
   }
+}
+
+// A stop takes effect before the plan is explained: the status turns
+// 'stopped' with the plan's cost and bound, and the explanation (teachExplain
+// on this thread: 0.1 s or more on a deep model) comes in a later task, once
+// the page has painted the stop. data-solves counts the run after it.
+function showStopped(best) {
+  const proven = BigInt(best.bound) >= BigInt(best.cost);
+  const q = (testid) => app.root.querySelector(`[data-testid=${testid}]`);
+  q('teach-cost').textContent = `${formatNs(best.cost)} (${grouped(best.cost)} ns)`;
+  q('teach-bound').textContent = `${formatNs(best.bound)}${proven ? ' — proven optimal' : ''}`;
+  setStatus('stopped', `stopped: ${proven ? 'proven optimal' : 'best found'} (explaining…)`);
+  return new Promise((resolve) => setTimeout(resolve));
 }
 
 // The generated instance, with its sidecar (text, saved as it is) parsed for the views.
