@@ -290,10 +290,11 @@ class PlanSession {
     json::Errors errors;
     errors.add(root.expect(json::Kind::kObject));
     if (!errors.ok()) return failure(errors.status());
-    errors.add(root.only_keys({"tp", "sp", "ep", "microbatch_size", "recompute"}));
+    errors.add(root.only_keys({"tp", "sp", "ep", "microbatch_size", "recompute", "lean"}));
     PartConfig config;
     config.tp = static_cast<int32_t>(errors.take(root.integer_or("tp", 1, 1, 1 << 20)));
     config.sequence_parallel = errors.take(root.boolean_or("sp", false));
+    config.lean = errors.take(root.boolean_or("lean", false));
     config.ep = static_cast<int32_t>(errors.take(root.integer_or("ep", 1, 1, 1 << 20)));
     config.microbatch = errors.take(root.integer_or("microbatch_size", 1, 1, int64_t{1} << 30));
     const std::string recompute = errors.take(root.string_or("recompute", "none"));

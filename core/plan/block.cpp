@@ -695,6 +695,7 @@ struct BlockCache::Impl {
       if (table.shape[0] % tp != 0) continue;
       options.forces.emplace_back(table.name, strategy_text({{op.input_letters[1][0], tp_axes}}));
     }
+    if (q.lean) options.sharded_parameter_axes = m.tp_axes;
     Result<Solved> solved = solve(b.model, options);
     if (!solved.is_ok()) return solved.status();
     ++solves;

@@ -119,6 +119,9 @@ struct Plan {
   int64_t microbatch_size = 1;     // sequences per micro-batch
   int64_t microbatches = 1;        // per pipeline, per step
   Recompute recompute = Recompute::kNone;
+  // The parts' memory-lean layouts (every weight split over the tp group),
+  // which the search takes only where the fastest layouts do not fit.
+  bool lean_layout = false;
   // Transformer layers of each pipeline stage in model order (pp * vpp
   // entries; the schedule's placement says which device runs stage k:
   // interleaved k mod pp, V-shape k < pp ? k : 2 pp - 1 - k); the embedding

@@ -134,12 +134,14 @@ std::string ModelCosts::report_json(BlockPart part, const PartConfig& c) {
   q.microbatch = c.microbatch;
   q.seq = training_.seq;
   q.sequence_parallel = c.tp > 1 && c.sequence_parallel ? 1 : 0;
+  q.lean = c.tp > 1 && c.lean;
   Result<const BlockCost*> got = blocks_->get(q);
   return got.is_ok() ? got.value()->report_json : "{}";
 }
 
 Result<PartCosts> ModelCosts::part(BlockPart part, const PartConfig& c) {
-  const auto key = std::tuple(part, c.tp, c.sequence_parallel, c.ep, c.microbatch, c.recompute);
+  const auto key =
+      std::tuple(part, c.tp, c.sequence_parallel, c.ep, c.microbatch, c.recompute, c.lean);
   auto it = memo_.find(key);
   if (it != memo_.end()) return it->second;
   Result<PartCosts> out = price(part, c);
@@ -164,6 +166,7 @@ Result<PartCosts> ModelCosts::price(BlockPart part, const PartConfig& c) {
   q.microbatch = c.microbatch;
   q.seq = training_.seq;
   q.sequence_parallel = t > 1 && c.sequence_parallel ? 1 : 0;
+  q.lean = t > 1 && c.lean;
   Result<const BlockCost*> got = blocks_->get(q);
   if (!got.is_ok()) return got.status();
   const BlockCost& b = *got.value();

@@ -397,6 +397,7 @@ Progress PlanRun::progress(double elapsed_s) const {
       .add("pruned_memory", c.pruned_memory)
       .add("pruned_bound", c.pruned_bound)
       .add("rejected", c.rejected)
+      .add("lean", c.lean)
       .add("work", c.work)
       .add("proven", s.planner.proven());
   if (s.phase == Phase::kAlternatives) {

@@ -42,6 +42,7 @@ struct SearchCounters {
   int64_t pruned_memory = 0;   // dropped: no split fits
   int64_t pruned_bound = 0;    // left in the queue at or above the incumbent
   int64_t rejected = 0;        // the costs or the schedule cannot run them
+  int64_t lean = 0;            // retried with memory-lean layouts (the fastest did not fit)
   int64_t work = 0;            // the deterministic work counter step() spends
 };
 
