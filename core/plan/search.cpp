@@ -427,7 +427,7 @@ Planner::Planner(PlanCosts* costs, const Cluster& cluster, const Training& train
 
 const Status& Planner::status() const { return impl_->status; }
 
-bool Planner::step(int64_t work) {
+bool Planner::step(int64_t work, const std::function<bool()>& yield) {
   Impl& s = *impl_;
   if (!s.status.is_ok()) return false;
   const double best_before = s.best_s;
@@ -441,13 +441,14 @@ bool Planner::step(int64_t work) {
     if (s.next_to_bound < s.configs.size()) {
       s.bound_level0(static_cast<int32_t>(s.next_to_bound++));
       ++s.counters.work;
-      continue;
+    } else {
+      if (s.finished()) break;
+      const Entry e = s.queue.top();
+      s.queue.pop();
+      s.refine(e);
+      ++s.counters.work;
     }
-    if (s.finished()) break;
-    const Entry e = s.queue.top();
-    s.queue.pop();
-    s.refine(e);
-    ++s.counters.work;
+    if (yield && yield()) break;
   }
   if (s.finished()) s.counters.pruned_bound = static_cast<int64_t>(s.queue.size());
   return s.best_s < best_before || s.lower_bound() > bound_before;
