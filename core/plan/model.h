@@ -52,6 +52,7 @@ struct Transformer {
   int64_t vocab = 0;              // V
   int64_t max_positions = 0;      // learned position embeddings (GPT): max_positions x h; 0: rotary
   bool tied_embeddings = false;   // the head reuses the embedding matrix
+  bool embedding_norm = false;    // a norm right after the embedding lookup (BLOOM's)
   int32_t experts = 0;            // MoE: experts per layer (0: dense)
   int32_t experts_per_token = 0;  // MoE: top-k
 };

@@ -212,7 +212,8 @@ Result<PartCosts> ModelCosts::price(BlockPart part, const PartConfig& c) {
                                                          c.sequence_parallel, Recompute::kNone)
                             : 0;
   } else if (part == BlockPart::kEmbedding) {
-    p.activation_bytes = m.dropout ? s * mb * h / tsp : 0;  // the dropout mask
+    p.activation_bytes = m.dropout ? s * mb * h / tsp : 0;              // the dropout mask
+    if (m.embedding_norm) p.activation_bytes += dt * s * mb * h / tsp;  // the norm's input
   } else {
     // A tied head holds the word embeddings again on the last stage (Megatron
     // keeps that copy); held once when the embedding shares the stage.

@@ -45,15 +45,15 @@ if not d['found']: print(sys.argv[1], d.get('needs_bytes'))" "$f"; done)"
 #   gpt3-175b      Narayanan et al. Table 2, 174.6 (billion)
 #   gpt-529.6b     Narayanan et al. Table 2 and Korthikanti's 530B (MT-NLG), 529.6
 #   gpt-1t         Korthikanti's 1T, Narayanan's Table 1: 1008.0
-#   bloom-176b     the model card's 176,247,271,424 less the embedding
-#                  LayerNorm's 2h = 28,672 (core/plan/presets.cpp says why)
+#   bloom-176b     the model card's 176,247,271,424 (with the LayerNorm after
+#                  its embedding)
 #   llama3-405b    Llama 3.1 405B's safetensors: 405,853,388,800
 check "each model's published parameter count" \
   "gpt-22b 22074273792 22 True
 gpt3-175b 174615846912 1746 True
 gpt-529.6b 529600819200 5296 True
 gpt-1t 1008038758400 10080 True
-bloom-176b 176247242752 176247271424 True
+bloom-176b 176247271424 176247271424 True
 llama3-405b 405853388800 405853388800 True" \
   "$(python3 - <<'PY'
 import json
@@ -73,7 +73,7 @@ for name, n in seen.items():
         published = {"gpt3-175b": 1746, "gpt-529.6b": 5296, "gpt-1t": 10080}[name]
         print(name, n, round(n / 1e8), round(n / 1e8) == published)
     elif name == "bloom-176b":
-        print(name, n, n + 2 * 14336, n + 2 * 14336 == 176247271424)
+        print(name, n, n, n == 176247271424)
     elif name == "llama3-405b":
         print(name, n, n, n == 405853388800)
     else:
