@@ -37,6 +37,7 @@ const pendingProblems = new Map();  // lab -> what of the opening link it could 
 const modules = new Map();          // lab -> its imported lab.mjs
 const scrollChecks = new Map();     // lab -> schedules its focusableScrollers()
 let modulePromise = null;
+const SCROLL_CHECK_MS = 250;  // see watchStatus
 
 const shell = {
   active: null,
@@ -118,13 +119,16 @@ function watchStatus(lab, section) {
     said = status;
     live.textContent = `${TAB_NAMES[lab]} lab: ${status}`;
   };
+  // Checked once the content has been quiet for SCROLL_CHECK_MS: a tab
+  // filling row by row (the pipeline's compare table) would otherwise force
+  // a layout of the whole page every frame.
   let checking = null;
   const check = () => {
-    if (checking) return;
-    checking = requestAnimationFrame(() => {
+    clearTimeout(checking);
+    checking = setTimeout(() => {
       checking = null;
-      if (!section.hidden) focusableScrollers(section);
-    });
+      if (!section.hidden) requestAnimationFrame(() => focusableScrollers(section));
+    }, SCROLL_CHECK_MS);
   };
   new MutationObserver(check).observe(section, {childList: true, subtree: true});
   scrollChecks.set(lab, check);
@@ -135,18 +139,22 @@ function watchStatus(lab, section) {
 
 // A region that scrolls (a wide table on a phone, a long export) must be reachable
 // by keyboard: each one in the section that has nothing focusable inside
-// gets tabindex=0 (checked at most once a frame while the tab's content
-// changes, and on resize).
+// gets tabindex=0 (checked once the tab's content has stopped changing, and
+// on resize).
+// changes, and on resize). Every element is measured before any is changed,
+// so the page is laid out once.
 function focusableScrollers(section) {
+  const found = [];
   for (const el of section.querySelectorAll('table, pre, div, section')) {
     if (el.hasAttribute('tabindex')) continue;
     const style = getComputedStyle(el);
-    const sideways = el.scrollWidth > el.clientWidth + 1 && /auto|scroll/.test(style.overflowX);
-    const down = el.scrollHeight > el.clientHeight + 1 && /auto|scroll/.test(style.overflowY);
+    const sideways = /auto|scroll/.test(style.overflowX) && el.scrollWidth > el.clientWidth + 1;
+    const down = /auto|scroll/.test(style.overflowY) && el.scrollHeight > el.clientHeight + 1;
     if (!sideways && !down) continue;
     if (el.querySelector('a[href], button, input, select, textarea, [tabindex]')) continue;
-    el.tabIndex = 0;
+    found.push(el);
   }
+  for (const el of found) el.tabIndex = 0;
 }
 
 // What the shell adds to every tab: the drop hint and the start-here card

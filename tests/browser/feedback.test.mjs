@@ -3,7 +3,8 @@
 // says why (title and aria-describedby), the core's refusal of an export
 // appears beside the button rather than at the top of the page, and
 // downloads and "Copy link" confirm themselves beside their buttons; the
-// sharding tab's downloads and copy do the same.
+// sharding tab's downloads and copy do the same, and before an instance is
+// open its Start, downloads and copy are disabled with the reason.
 import assert from 'node:assert/strict';
 import {test} from 'node:test';
 
@@ -112,6 +113,33 @@ test('sharding: downloads and Copy link confirm beside their buttons', async () 
   assert.equal(
       await page.$eval('#copy-link', (b) => b.nextElementSibling.id), 'copy-link-feedback');
   assert.deepEqual(page.errors, []);
+  await page.context().close();
+});
+
+test('sharding: with no instance, Start and the downloads are disabled and say why', async () => {
+  // The default example cannot be read: the tab has no instance.
+  const page = await openPage(site.browser, `${site.url}#v=2&ex=example.json`, {
+    prepare: (context) => context.route('**/examples/example.json', (route) => route.abort()),
+  });
+  await waitStatus(page, 'error', 60000);
+  const open = 'open an instance first (an example above, a file, or drop one on the page)';
+  for (const [id, label] of [
+           ['start', 'Start'], ['download-result', 'Result JSON'],
+           ['download-line', 'Solution line'], ['copy-link', 'Copy link']]) {
+    assert.equal(await page.isDisabled(`#${id}`), true, id);
+    assert.equal(await page.getAttribute(`#${id}`, 'title'), `${label}: ${open}`);
+    assert.equal(await description(page, `#${id}`), `${label}: ${open}`);
+  }
+  assert.equal(await page.getAttribute('#stop', 'title'), 'Stop: nothing is running (press Start)');
+  // Once an instance is open and solved, they are enabled and say nothing more.
+  await page.context().unroute('**/examples/example.json');
+  await page.selectOption('#examples', 'example.json');
+  await waitStatus(page, ['done', 'stopped'], 120000);
+  for (const id of ['start', 'download-result', 'download-line', 'copy-link']) {
+    assert.equal(await page.isDisabled(`#${id}`), false, id);
+    assert.equal(await description(page, `#${id}`), '', id);
+  }
+  assert.equal(await page.isDisabled('#stop'), true);
   await page.context().close();
 });
 

@@ -153,10 +153,15 @@ test('Stop ends a running solve and explains the best plan found so far', async 
   await page.fill('[data-testid=teach-text]', deepTransformer());
   await page.click('[data-testid=teach-solve]');
   await waitStatus(page, 'solving', 120000, 'teach');
-  // The engine's own plan, past the quick plan of its presolve.
+  // The engine's own plan of this model, past the quick plan of its
+  // presolve. Until the client has loaded transformer_x12 (load() resets
+  // stats), stats[0] is still the finished MLP solve's: a Stop then lands
+  // in the read and rightly ends with no plan.
   await page.waitForFunction(() => {
-    const s = globalThis.shardlabTeach.client.stats[0];
-    return s && s.stats.phase !== 'presolve' && s.cost !== null;
+    const client = globalThis.shardlabTeach.client;
+    const s = client.stats[0];
+    return client.model && client.model.name === 'transformer_x12' && s &&
+        s.stats.phase !== 'presolve' && s.cost !== null;
   }, null, {polling: 50, timeout: 120000});
   assert.equal(await page.isDisabled('[data-testid=teach-stop]'), false);
   await page.click('[data-testid=teach-stop]');

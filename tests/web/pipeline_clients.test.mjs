@@ -3,7 +3,8 @@
 // session in every later call, and errors keep the core's code; the planner
 // client keeps the best schedule and bound across runs and offers it to the
 // next run, ignores worse schedules, and a stop is never lost however early
-// it comes; the MIP client's stop ends a blocked HiGHS run by terminating
+// it comes, nor waits for a worker stuck in a step (a fresh one reopens the
+// problem); the MIP client's stop ends a blocked HiGHS run by terminating
 // its worker and keeps the last incumbent.
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -40,6 +41,7 @@ class FakeWorker {
   }
   postMessage(req) {
     this.requests.push(req);
+    if (this.deaf) return;  // inside a long step: nothing is answered
     if (req.op === OP.OPEN) script.open(this, req);
     if (req.op === OP.CHECK) script.check(this, req);
     if (req.op === OP.OFFER) this.send(reply(MSG.DONE, req.id, {accepted: true}));
@@ -179,6 +181,39 @@ test('a stop during a run ends it with reason stopped and keeps the best', async
   assert.equal((await run).reason, 'stopped');
   assert.equal(client.best.makespan, 12);
 });
+
+test(
+    'a stop while the worker is stuck in a step keeps the best, and a fresh worker ' +
+        'reopens the problem for the next call',
+    async () => {
+      fakes.length = 0;
+      let sessionIds = 0;
+      script.open = (fake, req) => fake.send(reply(
+          MSG.DONE, req.id,
+          {session: ++sessionIds, normalized: req.text, list: [], schedules: {}}));
+      script.check = (fake, req) => fake.send(reply(MSG.DONE, req.id, {text: schedule(12)}));
+      script.plan = (fake, req) => {
+        fake.send(reply(MSG.INCUMBENT, req.id, {schedule: schedule(12), record: record(9, 0, 12)}));
+        fake.deaf = true;
+      };
+      const client = plannerClient();
+      await client.sessions.open('{"devices": 64}', 'big.json');
+      const run = client.plan({}, 60);
+      await sleep(10);
+      const stopped = client.stop();
+      assert.equal((await run).reason, 'stopped');
+      await stopped;
+      assert.equal(client.best.makespan, 12, 'the incumbent reported before the stop stays');
+      assert.equal(fakes.length, 2, 'the stuck worker is replaced');
+      assert.equal(fakes[0].terminated, true);
+      assert.deepEqual(
+          fakes[1].requests.map((r) => [r.op, r.text]), [[OP.OPEN, '{"devices": 64}']],
+          'the fresh worker opens the same problem');
+      await client.sessions.check(schedule(12));
+      const check = fakes[1].requests[1];
+      assert.equal(check.op, OP.CHECK);
+      assert.equal(check.session, 2, 'later calls name the reopened session');
+    });
 
 test('the MIP client maps columns by name, and a stop keeps the last incumbent', async () => {
   fakes.length = 0;

@@ -2,7 +2,8 @@
 // protocol: a stop must reach the run however early it comes. A real worker
 // ignores a STOP that arrives before its START, so a stop pressed while the
 // carried plan is being offered, or while a worker is still starting, used
-// to be lost and the run went on to its time limit.
+// to be lost and the run went on to its time limit. A worker that does not
+// answer a stop (inside a long step) is replaced, so the next run never waits.
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import {test} from 'node:test';
@@ -34,7 +35,10 @@ class FakeWorker {
 
   postMessage(req) {
     this.ops.push(req.op);
-    if (req.op === OP.OFFER) {
+    if (this.deaf) return;  // inside a long step (a presolve): nothing is answered
+    if (req.op === OP.MODEL) {
+      this.send(reply(MSG.DONE, req.id, {digest: 'fake'}));
+    } else if (req.op === OP.OFFER) {
       setTimeout(() => this.send(reply(MSG.DONE, req.id, {accepted: true})), timing.offerMs);
     } else if (req.op === OP.START) {
       this.running = req.id;
@@ -46,7 +50,9 @@ class FakeWorker {
     }
   }
 
-  terminate() {}
+  terminate() {
+    this.terminated = true;
+  }
 }
 
 globalThis.Worker = FakeWorker;
@@ -105,4 +111,27 @@ test('a stop after the engines started ends their runs, and a new start runs aga
   assert.ok(fakes.every((f) => f.running !== null), 'a later start runs the engines');
   await client.stop();
   assert.deepEqual(await settle(again, 'second stop'), ['stopped', 'stopped']);
+});
+
+test('a worker stuck in a step after a stop is replaced by one holding the model', async () => {
+  const client = fresh(2, 0, 0);
+  const fields = [new Int32Array([1, 2, 3]).buffer];
+  client.model = {fields, name: 'M'};
+  const run = client.start({seed: 1}, 600);
+  await sleep(20);
+  fakes[1].deaf = true;  // worker 1 is inside a presolve
+  const stopped = client.stop();
+  assert.deepEqual(await settle(run, 'stop with a stuck worker'), ['stopped', 'stopped']);
+  await stopped;
+  await client.workers[1].loaded;
+  assert.equal(fakes.length, 3, 'one fresh worker');
+  assert.equal(fakes[1].terminated, true, 'the stuck one is ended');
+  assert.equal(fakes[0].terminated, undefined, 'the one that answered stays');
+  assert.equal(client.workers[1].worker, fakes[2]);
+  assert.deepEqual(fakes[2].ops, [OP.MODEL], 'the fresh worker gets the model');
+  const again = client.start({seed: 1}, 600);
+  await sleep(20);
+  assert.ok(fakes[2].running !== null, 'the next start runs on the fresh worker');
+  await client.stop();
+  assert.deepEqual(await settle(again, 'stop after the respawn'), ['stopped', 'stopped']);
 });

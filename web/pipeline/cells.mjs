@@ -75,6 +75,7 @@ export class CellBatch {
   }
 
   label(text, x0, x1, cy, color) {
+    if (x1 - x0 - 1 < MIN_ROOM_PX) return;  // never labelled: not kept (most cells zoomed out)
     this.labels.push(
         [text, (x0 + x1) / 2, cy + 0.5, LIGHT.has(color) ? '#111827' : '#ffffff', x0, x1]);
   }

@@ -15,8 +15,11 @@
 //   done      the run ended (proof or time limit)
 //   stopped   the run was stopped (its best schedule is kept)
 //   error     the last action failed; [data-testid=pl-error] gives the
-//             core's message, and the previous view stays
+//             core's message, and the previous view stays (an import's
+//             refusal shows beside the import control instead:
+//             [data-testid=pl-import-feedback], the status unchanged)
 // data-computed counts finished problem computations (tests wait on it).
+import {clearNear, feedbackRegion, showNear} from '../feedback.mjs';
 import {showLinkProblems} from '../link_notice.mjs';
 
 import {compareRows, CompareTable} from './compare.mjs';
@@ -145,7 +148,9 @@ async function computeNow(text, generation) {
   if (app.mode === 'form') $('pl-problem').value = normalized;
   if (!(await simulateAll(generation))) return null;
   choose();
-  render();
+  renderLists();
+  // The view drawn while the schedules came in stays when it shows the same pair.
+  if (`${app.shown}|${app.stacked}` !== app.viewKey) renderView();
   setStatus('ready');
   scheduleLink();
   plan.setButtons();
@@ -444,14 +449,21 @@ async function openFile(file) {
   return useJson(text, null, file.name);
 }
 
+// An import's refusal (the core's: file, row, what is wrong) shows beside
+// the import control; the lab and its status stay as they were.
 async function importFile(file) {
-  clearError();
+  const control = $('pl-import');
+  clearNear(control);
   try {
     const entry = await exports.importSchedule(app.sessions, file);
     onSchedule('imported', entry);
-    setStatus('ready');
+    if (app.section.dataset.status === 'error' && app.problemText) {
+      clearError();
+      setStatus('ready');
+    }
+    showNear(control, `Imported ${file.name}: the 'imported' row`, 'ok');
   } catch (error) {
-    showError(error.message);
+    showNear(control, error.message, 'error');
   }
 }
 
@@ -500,6 +512,7 @@ function wire() {
     if (e.target.files.length) openFile(e.target.files[0]);
     e.target.value = '';
   });
+  feedbackRegion($('pl-import'));
   $('pl-import').addEventListener('change', (e) => {
     if (e.target.files.length) importFile(e.target.files[0]);
     e.target.value = '';

@@ -27,7 +27,8 @@ function slotKind(kinds) {
 
 /**
  * Builds the layout of one schedule: {devices, makespan, ops, slots, rows,
- * gaps, opSlot, dependents, overlaps}. A slot is {device, start, end, kind,
+ * gaps, opSlot, preds, dependents, overlaps} (preds and dependents made on
+ * first use). A slot is {device, start, end, kind,
  * ops: [op indices], fOp, bOp} (its forward and backward op objects, or
  * null; kind F, B, W, BW (full backward) or FB (overlapped pair));
  * rows[d] lists device d's slots by start; gaps[d] its idle intervals
@@ -65,12 +66,17 @@ export function buildLayout(schedule) {
   const rows = Array.from({length: devices}, () => []);
   for (let s = 0; s < slots.length; ++s) {
     const slot = slots[s];
-    slot.kind = slotKind(slot.ops.map((i) => ops[i].kind));
+    slot.kind =
+        slot.ops.length === 1 ? ops[slot.ops[0]].kind : slotKind(slot.ops.map((i) => ops[i].kind));
     // The forward and backward halves: separate ops sharing the slot, or one
     // FB op carrying its backward (the core's form), or one BW op.
-    const find = (kinds) => slot.ops.map((i) => ops[i]).find((op) => kinds.includes(op.kind));
-    slot.fOp = find(['F', 'FB']) || null;
-    slot.bOp = find(['B', 'BW']) || null;
+    slot.fOp = null;
+    slot.bOp = null;
+    for (const i of slot.ops) {
+      const kind = ops[i].kind;
+      if (!slot.fOp && (kind === 'F' || kind === 'FB')) slot.fOp = ops[i];
+      if (!slot.bOp && (kind === 'B' || kind === 'BW')) slot.bOp = ops[i];
+    }
     if (!slot.bOp && slot.fOp && slot.fOp.kind === 'FB' && slot.fOp.backward) {
       slot.bOp = {...slot.fOp.backward, kind: 'B', device: slot.device};
     }
@@ -90,10 +96,21 @@ export function buildLayout(schedule) {
     if (t < makespan) list.push([t, makespan]);
     gaps.push(list);
   }
-  const preds = ops.map((op) => (op.deps || []).map((id) => index.get(id)).filter((j) => j >= 0));
-  const dependents = ops.map(() => []);
-  preds.forEach((list, i) => list.forEach((j, k) => dependents[j].push([i, k])));
-  return {devices, makespan, ops, slots, rows, gaps, opSlot, preds, dependents, overlaps};
+  const layout = {devices, makespan, ops, slots, rows, gaps, opSlot, overlaps};
+  // The dependency lists serve hovering only: made on first use (a p 64,
+  // m 512 schedule's take half a second).
+  let arcs = null;
+  const made = () => {
+    if (arcs) return arcs;
+    const preds = ops.map((op) => (op.deps || []).map((id) => index.get(id)).filter((j) => j >= 0));
+    const dependents = ops.map(() => []);
+    preds.forEach((list, i) => list.forEach((j, k) => dependents[j].push([i, k])));
+    arcs = {preds, dependents};
+    return arcs;
+  };
+  Object.defineProperty(layout, 'preds', {get: () => made().preds, enumerable: true});
+  Object.defineProperty(layout, 'dependents', {get: () => made().dependents, enumerable: true});
+  return layout;
 }
 
 /** The slot of device d under time t (ends inclusive), or -1. */

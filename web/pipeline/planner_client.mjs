@@ -65,16 +65,17 @@ export class PlannerClient {
   }
 
   /**
-   * Keeps a schedule (JSON text, with its summary when the worker made one,
+   * Keeps a schedule (JSON text or its UTF-8 bytes, with its summary when the worker made one,
    * or an object) when it beats the best; true if it did. best is a
    * ScheduleEntry with makespan and seconds: its JSON is parsed here only
    * when no summary came with it.
    */
   consider(schedule, seconds = this.elapsedS, summary = null) {
-    const text = typeof schedule === 'string' ? schedule : JSON.stringify(schedule);
-    const entry = typeof schedule === 'string' ? new ScheduleEntry(text, summary) :
-                                                 new ScheduleEntry(text, schedule);
-    if (typeof schedule !== 'string') entry.parsed = schedule;
+    const parsed =
+        schedule !== null && typeof schedule === 'object' && !ArrayBuffer.isView(schedule);
+    const entry = parsed ? new ScheduleEntry(JSON.stringify(schedule), schedule) :
+                           new ScheduleEntry(schedule, summary);
+    if (parsed) entry.parsed = schedule;
     const object = entry.summary;
     if (!object || !Number.isFinite(object.makespan) || object.valid === false) return false;
     if (this.best && this.best.makespan <= object.makespan) return false;
@@ -91,7 +92,8 @@ export class PlannerClient {
    * the best so far go in first. Resolves to {reason, elapsedS}; reason is
    * 'finished', 'time' or 'stopped'. A stop resolves it within
    * STOP_GRACE_MS even while the worker is busy (a large problem's offers
-   * or planner start); what that run still reports afterwards is kept.
+   * or planner start): the best reported so far is kept, and a worker that
+   * has not answered by then is replaced (SessionClient.respawn()).
    */
   async plan(options, timeLimitS, offers = []) {
     if (this.running) throw new Error('the planner is already running');
@@ -110,10 +112,20 @@ export class PlannerClient {
       }
       if (this.stopAsked || signal.fired) return {reason: 'stopped', elapsedS: this.elapsedS};
       const done = await sessions.call(OP.PLAN, {options, timeLimitS, startedAtMs});
+      if (settled) return null;  // ended by the stop's fallback: the clock is its
       this.elapsedS = this.baseS + done.elapsedS;
       return {reason: done.reason, elapsedS: this.elapsedS};
     })();
-    this.running = untilStopped(run, signal, () => {
+    let settled = false;  // the run's own end, or the stop's fallback
+    this.running = untilStopped(run.finally(() => (settled = true)), signal, () => {
+      // Still inside a step (an offer or a planner's start on a large
+      // problem) after the grace: the best reported so far stands, and the
+      // worker is replaced so the next call never waits for it.
+      if (!settled) {
+        settled = true;
+        sessions.respawn();
+        this.freshFrom = 0;  // the new worker's ids start again; the old one is gone
+      }
       this.elapsedS = this.baseS + (this.record ? this.record.elapsedS : 0);
       return {reason: 'stopped', elapsedS: this.elapsedS};
     });

@@ -11,17 +11,27 @@
 import {OP} from '../protocol.mjs';
 import {WorkerHandle} from '../worker_client.mjs';
 
+const decoder = new TextDecoder();
+
 /**
  * A schedule seen from the page: `text` (the core's schedule JSON),
  * `summary` (its numbers without the ops and memory profile) and
  * `schedule` (the whole JSON, parsed on first use: a p 64, m 512 schedule's
- * JSON is 10 MB, and only the drawn ones are read).
+ * JSON is 10 MB, and only the drawn ones are read). The worker sends large
+ * texts as UTF-8 bytes (a transferred buffer: a 10 MB string copied into
+ * the page costs a main-thread task of 0.3 s or more); `text` decodes them
+ * on first use.
  */
 export class ScheduleEntry {
   constructor(text, summary = null) {
-    this.text = text;
-    this.parsed = summary ? null : JSON.parse(text);
+    this.raw = text;  // a string, or UTF-8 bytes (Uint8Array)
+    this.parsed = summary ? null : JSON.parse(this.text);
     this.summary = summary || this.parsed;
+  }
+
+  get text() {
+    if (typeof this.raw !== 'string') this.raw = decoder.decode(this.raw);
+    return this.raw;
   }
 
   get schedule() {
@@ -54,7 +64,35 @@ export class SessionClient {
   }
 
   call(op, payload = {}) {
+    if (this.reopening) {
+      return this.reopening.then(() => this.worker().call(op, {...payload, session: this.session}));
+    }
     return this.worker().call(op, {...payload, session: this.session});
+  }
+
+  /**
+   * Replaces a worker stuck in a long step (a stopped planner's offer or
+   * step on a large problem) by a fresh one with the same problem opened
+   * again: calls made meanwhile wait for that OPEN. The old worker's
+   * messages end with it.
+   */
+  respawn() {
+    if (!this.handle) return;
+    const opened = this.opened;
+    this.terminate();
+    if (!opened) return;
+    const reopening = this.worker()
+                          .call(OP.OPEN, opened)
+                          .then(
+                              (done) => {
+                                if (this.reopening !== reopening) return;
+                                this.session = done.session;
+                                this.reopening = null;
+                              },
+                              () => {
+                                if (this.reopening === reopening) this.reopening = null;
+                              });
+    this.reopening = reopening;
   }
 
   /**
@@ -65,8 +103,10 @@ export class SessionClient {
    * only once this resolves.
    */
   async open(text, source = 'problem') {
+    this.reopening = null;  // this OPEN supersedes a respawn's
     const done = await this.worker().call(OP.OPEN, {text, source});
     this.session = done.session;
+    this.opened = {text, source};
     const schedules = new Map();
     for (const [name, s] of Object.entries(done.schedules || {})) {
       schedules.set(name, s.text === undefined ? {error: s.error} : entry(s.text));
@@ -77,8 +117,8 @@ export class SessionClient {
   /** One schedule of the open problem: a ScheduleEntry, or {error} when it does not apply. */
   async simulate(name) {
     const done = await this.call(OP.SIMULATE, {name});
-    return done.text === undefined ? {error: done.error} :
-                                     new ScheduleEntry(done.text, done.summary);
+    const text = done.bytes || done.text;
+    return text === undefined ? {error: done.error} : new ScheduleEntry(text, done.summary);
   }
 
   /** A schedule JSON re-timed and checked on the problem: {text, schedule}. */
@@ -112,5 +152,6 @@ export class SessionClient {
     if (this.handle) this.handle.terminate();
     this.handle = null;
     this.session = null;
+    this.reopening = null;
   }
 }

@@ -22,6 +22,7 @@ const STEP_WORK = 2000;
 let P = null;  // protocol.mjs
 let L = null;  // worker_loop.mjs
 let R = null;  // result.mjs
+let S = null;  // worker_shell.mjs
 let M = null;  // the wasm module
 let session = null;
 let sessionId = 0;
@@ -64,17 +65,25 @@ function summaryOf(text) {
   return schedule;
 }
 
+// Schedule JSON goes to the page as UTF-8 bytes in a transferred buffer:
+// moving a 10 MB string would cost the page a long task to copy it in.
+const encoder = new TextEncoder();
+
 function simulate(req) {
   const simulated = current(req).simulate(req.name);
   if (!simulated.ok) return {name: req.name, error: simulated.error.message};
-  return {name: req.name, text: simulated.value, summary: summaryOf(simulated.value)};
+  const bytes = encoder.encode(simulated.value);
+  return {name: req.name, bytes, summary: summaryOf(simulated.value), [S.TRANSFER]: [bytes.buffer]};
 }
 
 function snapshot(run, withSchedule, elapsedS, improvedS, steps) {
   const record = planner.progress(elapsedS);
   if (withSchedule && record.found) {
-    const schedule = R.unwrap(planner.bestJson());
-    run.post(P.MSG.INCUMBENT, {record, improvedS, steps, schedule, summary: summaryOf(schedule)});
+    const text = R.unwrap(planner.bestJson());
+    const schedule = encoder.encode(text);
+    run.post(
+        P.MSG.INCUMBENT, {record, improvedS, steps, schedule, summary: summaryOf(text)},
+        [schedule.buffer]);
   } else {
     run.post(P.MSG.PROGRESS, {record, improvedS, steps});
   }
@@ -121,9 +130,9 @@ shardlabWorker({
   name: 'the pipeline lab',
   root: '../',
   scripts: ['shardlab.js'],
-  modules: {P: 'protocol.mjs', L: 'worker_loop.mjs', R: 'result.mjs'},
+  modules: {P: 'protocol.mjs', L: 'worker_loop.mjs', R: 'result.mjs', S: 'worker_shell.mjs'},
   boot: async ({modules}) => {
-    ({P, L, R} = modules);
+    ({P, L, R, S} = modules);
     M = await createShardLab(
         {locateFile: (file) => new URL(`../${file}`, self.location.href).href});
     return {version: R.unwrap(M.version()), planOptions: R.unwrap(M.pipelinePlanOptionsSchema())};

@@ -12,7 +12,7 @@
 // said on the page as "restored from <date>"; whatever of a link could not
 // be applied is listed at the top of the tab (../link_notice.mjs).
 import {baseName, savePlots, saveText} from '../downloads.mjs';
-import {copyText, feedbackRegion, nearby} from '../feedback.mjs';
+import {copyText, feedbackRegion, nearby, setReason} from '../feedback.mjs';
 import {elapsedOfLimit, groupedExact} from '../format.mjs';
 import {showLinkProblems} from '../link_notice.mjs';
 import {applySchema, clampOption, readOption, rowOf} from '../options_form.mjs';
@@ -57,12 +57,36 @@ globalThis.shardlab = app;  // for debugging and the browser benchmark
 function setStatus(status) {
   root.dataset.status = status;
   $('status-text').textContent = STATUS_TEXT[status];
-  const busy = status === 'loading' || status === 'solving';
-  $('start').disabled = busy || !app.view;
-  $('stop').disabled = status !== 'solving';
+  updateButtons();
   clearInterval(clockTimer);
   if (status === 'solving') clockTimer = setInterval(showClock, 100);
   showClock();
+}
+
+// Each button is enabled, or disabled with its reason beside it (title and
+// aria-describedby, ../feedback.mjs): nothing to start before an instance,
+// nothing to save before a plan.
+const OPEN_FIRST = 'open an instance first (an example above, a file, or drop one on the page)';
+function updateButtons() {
+  const status = root.dataset.status;
+  const loading = status === 'loading';
+  const solving = status === 'solving';
+  const best = app.client && app.client.best;
+  const busyReason = loading ? 'the instance is still being read' :
+      solving                ? 'it is running (press Stop first)' :
+                               '';
+  setReason(
+      $('start'),
+      busyReason ? `Start: ${busyReason}` :
+          !app.view ? `Start: ${OPEN_FIRST}` :
+                      '');
+  setReason($('stop'), solving ? '' : 'Stop: nothing is running (press Start)');
+  setReason($('new-seed'), app.view && !loading ? '' : `New seed: ${OPEN_FIRST}`);
+  const noPlan = !app.view ? OPEN_FIRST : !best ? 'no plan yet (press Start)' : '';
+  setReason($('download-result'), noPlan && `Result JSON: ${noPlan}`);
+  setReason($('download-line'), noPlan && `Solution line: ${noPlan}`);
+  setReason($('download-png'), app.view ? '' : `Plots as PNG: ${OPEN_FIRST}`);
+  setReason($('copy-link'), app.reference ? '' : `Copy link: ${OPEN_FIRST}`);
 }
 
 // "7.2 / 10 s": the solving time (counted from Start, across resumes) against the limit.
@@ -176,6 +200,7 @@ function scheduleSave(delayMs = 1000) {
 
 function onImprove(best) {
   views.improve(best);
+  updateButtons();
   scheduleLink();
   scheduleSave();
   if (best.cost && BigInt(best.bound) >= BigInt(best.cost) && root.dataset.status === 'solving') {
@@ -360,11 +385,14 @@ async function start() {
   }
 }
 
+// The run ends within the client's grace (STOP_GRACE_MS) with its best
+// plan, without waiting for a worker inside a long step (solver_client.mjs
+// replaces it).
 async function stopSolving(reason = 'stopped') {
   if (!app.solving) return;
   app.stopReason = reason;
   const running = app.solving;
-  await app.client.stop();
+  app.client.stop();
   await running.catch(() => {});
 }
 

@@ -53,14 +53,38 @@ export class SolverClient {
   resize(count) {
     while (this.workers.length > count) this.workers.pop().terminate();
     while (this.workers.length < count) {
-      const handle =
-          new WorkerHandle(this.url, this.workers.length, (i, msg, op) => this.onEvent(i, msg, op));
+      const handle = this.spawn(this.workers.length);
       this.workers.push(handle);
-      if (this.model && this.workers.length > 1) {
-        const copy = copyModel(this.model);
-        handle.loaded = handle.call(OP.MODEL, {model: copy}, copy.fields);
-      }
+      if (this.model && this.workers.length > 1) this.sendModel(handle);
     }
+  }
+
+  spawn(index) {
+    return new WorkerHandle(this.url, index, (i, msg, op) => this.onEvent(i, msg, op));
+  }
+
+  sendModel(handle) {
+    const copy = copyModel(this.model);
+    handle.loaded = handle.call(OP.MODEL, {model: copy}, copy.fields);
+    handle.loaded.catch(() => {});  // observed by the next start()
+    return handle.loaded;
+  }
+
+  /**
+   * Replaces worker `index` (stuck in a long step after a stop) by a fresh
+   * one holding the same model: its engine is rebuilt by the next start(),
+   * which offers it the best plan. The old worker's messages end with it.
+   */
+  respawn(index) {
+    this.workers[index].terminate();
+    const handle = this.spawn(index);
+    this.workers[index] = handle;
+    if (!this.model) return;
+    // Copying a large model takes a while: in the next task, so that the
+    // stop is shown first.
+    handle.loaded =
+        new Promise((resolve) => setTimeout(resolve)).then(() => this.sendModel(handle));
+    handle.loaded.catch(() => {});
   }
 
   onEvent(index, msg, op) {
@@ -113,11 +137,8 @@ export class SolverClient {
     const result = await this.workers[0].call(OP.LOAD, {source}, transfer);
     this.model = result.model;
     this.reset();
-    await Promise.all(this.workers.slice(1).map((handle) => {
-      const copy = copyModel(this.model);
-      handle.loaded = handle.call(OP.MODEL, {model: copy}, copy.fields);
-      return handle.loaded;
-    }));
+    this.workers[0].loaded = null;
+    await Promise.all(this.workers.slice(1).map((handle) => this.sendModel(handle)));
     return result;
   }
 
@@ -141,7 +162,8 @@ export class SolverClient {
    * kept: no engine is started, and every reason is 'stopped'. (A worker
    * ignores a STOP that arrives before its START.) A stop resolves it within
    * STOP_GRACE_MS (worker_client.mjs) even while a worker is inside a long
-   * step (a presolve); what the engines report afterwards is still kept.
+   * step (a presolve); what the engines report afterwards is still kept,
+   * and a worker that has not answered by then is replaced (respawn()).
    */
   async start(options, timeLimitS, carry = null) {
     this.stopAsked = false;
@@ -156,24 +178,35 @@ export class SolverClient {
       // The offer and the workers' start-up are inside the race too: a
       // worker still finishing a stopped run answers them only afterwards.
       const signal = this.signal;  // this run's: a later start() has its own
+      const pending = new Set();   // workers whose START has not answered
       const run = (async () => {
         if (carry) await this.offer(carry.plan, carry.cost);
         await Promise.all(this.workers.map((w) => w.loaded || w.ready));
         if (this.stopAsked || signal.fired)
           return this.workers.map(() => ({reason: 'stopped', elapsedS: baseS}));
-        return Promise.all(this.workers.map((handle, index) => handle.call(OP.START, {
-          options: {...options, workers: this.workers.length},
-          index,
-          timeLimitS: limit,
-          baseS,
-          startedAtMs,
-        })));
+        return Promise.all(this.workers.map((handle, index) => {
+          const call = handle.call(OP.START, {
+            options: {...options, workers: this.workers.length},
+            index,
+            timeLimitS: limit,
+            baseS,
+            startedAtMs,
+          });
+          call.then(() => pending.delete(handle), () => pending.delete(handle));
+          pending.add(handle);
+          return call;
+        }));
       })();
-      const done = await untilStopped(
-          run, this.signal,
-          () => this.workers.map(
-              (_, i) =>
-                  ({reason: 'stopped', elapsedS: this.stats[i] ? this.stats[i].elapsedS : baseS})));
+      const done = await untilStopped(run, this.signal, () => {
+        // A worker still inside its step after the grace is replaced, so
+        // the next start() (or load()) never waits for it.
+        this.workers.forEach((handle, i) => {
+          if (pending.has(handle)) this.respawn(i);
+        });
+        return this.workers.map(
+            (_, i) =>
+                ({reason: 'stopped', elapsedS: this.stats[i] ? this.stats[i].elapsedS : baseS}));
+      });
       this.elapsedS = Math.max(baseS, ...done.map((d) => d.elapsedS));
       return done.map((d) => d.reason);
     } finally {
@@ -181,10 +214,14 @@ export class SolverClient {
     }
   }
 
+  /**
+   * Asks every engine to stop; the running start() resolves within
+   * STOP_GRACE_MS. Resolves when the workers have answered (or were replaced).
+   */
   stop() {
     this.stopAsked = true;
     if (this.signal) this.signal.fire();
-    return Promise.all(this.workers.map((w) => w.call(OP.STOP)));
+    return Promise.all(this.workers.map((w) => w.call(OP.STOP).catch(() => {})));
   }
 
   terminate() {

@@ -22,6 +22,7 @@ import {unwrap} from '../result.mjs';
 import {SolverClient} from '../sharding/solver_client.mjs';
 import {deflate, fromBase64Url, inflate, toBase64Url} from '../state.mjs';
 import {getRecord, putRecord} from '../store.mjs';
+import {stopSignal, untilStopped} from '../worker_client.mjs';
 
 import {addForce, encodeForces, parseForces, renderChips} from './forces.mjs';
 import {formatModel, parseMeshShape, parseModel, setBatch, setMemory, setMesh} from './model_edit.mjs';
@@ -51,6 +52,8 @@ const app = {
   free: null,        // the last free optimum: {key, cost, lower_bound}
   force: new Map(),  // node -> strategy, in the order they were forced
   queue: Promise.resolve(),
+  stopSignal: null,         // the running solve's (../worker_client.mjs)
+  busy: Promise.resolve(),  // the workers' read and run of the last solve
 };
 globalThis.shardlabTeach = app;  // for debugging
 
@@ -202,24 +205,43 @@ function solve() {
   return app.queue;
 }
 
-// After a stop, a run still builds its engine and takes its first plan
-// (teaching instances are small), as the CLI's solve_model does.
-async function solveBytes(generated) {
-  await app.client.load({kind: 'bytes', bytes: encoder.encode(generated.instance), name: app.name});
-  const limit = app.stopAsked ? 0 : timeLimitS();
-  await app.client.start({seed: 1, time_limit_s: limit, exact_max_nodes: 200}, limit);
-  return app.client.best ? {
+// A stop pressed while the instance is read or an engine built ends the
+// solve within STOP_GRACE_MS with the best plan so far (the worker's quick
+// plan comes right after the read), or null when there is none yet; the
+// read goes on in the worker, which then takes its first plan with a zero
+// time limit (as the CLI's solve_model does), and the next solve waits for
+// that (app.busy).
+async function solveBytes(generated, signal) {
+  const previous = app.busy;
+  let loaded = false;  // the client's best is of this instance only from then on
+  const work = (async () => {
+    await previous;
+    if (signal.fired) return false;
+    await app.client.load(
+        {kind: 'bytes', bytes: encoder.encode(generated.instance), name: app.name});
+    loaded = true;
+    const limit = signal.fired ? 0 : timeLimitS();
+    const run = app.client.start({seed: 1, time_limit_s: limit, exact_max_nodes: 200}, limit);
+    if (signal.fired) app.client.stop();  // pressed during the read: this run stops too
+    await run;
+    return true;
+  })();
+  app.busy = work.catch(() => {});
+  await untilStopped(work, signal, () => false);
+  return loaded && app.client.best ? {
     plan: Array.from(app.client.best.plan),
     cost: app.client.best.cost,
     bound: app.client.bound
   } :
-                           null;
+                                     null;
 }
 
 async function runOnce() {
   const text = $('teach-text').value;
   $('teach-error').hidden = true;
   app.stopAsked = false;
+  const signal = stopSignal();
+  app.stopSignal = signal;
   setStatus('generating');
   const opts = options();
   let generated;
@@ -243,10 +265,17 @@ async function runOnce() {
     if (opts.force && !free) {
       const freeOpts = {...opts};
       delete freeOpts.force;
-      const best = await solveBytes(generate(text, freeOpts));
+      const best = await solveBytes(generate(text, freeOpts), signal);
       if (best) free = app.free = {key: freeKey, cost: best.cost, lower_bound: best.bound};
     }
-    const best = await solveBytes(generated);
+    // Stopped before the free optimum was known: the forced run is not started.
+    const best = signal.fired && opts.force && !free ? null : await solveBytes(generated, signal);
+    if (!best && signal.fired) {
+      clear(app.root);
+      app.report = null;
+      updateExports();
+      return setStatus('stopped', 'stopped before a plan was found');
+    }
     if (!best) {
       return showError(
           `No plan fits: every layout of ${generated.model.name} needs more than ` +
@@ -269,12 +298,14 @@ async function runOnce() {
     app.report = report;
     app.root.querySelector('[data-testid=teach-force]').textContent = forceText(report);
     updateExports();
+    // Saved first: a test (or a user) that sees 'done' or 'stopped' finds
+    // the link written and the run counted in data-solves.
+    await remember(text);
     const found = report.proven_optimal ? 'proven optimal' : 'best found';
     if (app.stopAsked)
       setStatus('stopped', `stopped: ${found}`);
     else
       setStatus('done', `done: ${found}`);
-    await remember(text);
   } catch (error) {
     showError(error.message);
   }
@@ -290,6 +321,7 @@ function generate(text, opts) {
 async function stop() {
   if (app.root.dataset.status !== 'solving') return;
   app.stopAsked = true;
+  app.stopSignal.fire();
   await app.client.stop();
 }
 

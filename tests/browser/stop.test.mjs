@@ -1,0 +1,149 @@
+// Browser tests of Stop on every tab with an engine (issue 26: Stop takes
+// effect at once and keeps the best result): each tab's worker is served
+// with a step that never ends after its first better plan (a presolve or a
+// large schedule's JSON as a loaded machine makes them), so the Stop lands
+// while the worker cannot answer. The tab must end in 'stopped' with that
+// plan shown, and its next run must work (the stuck worker replaced). The
+// MIP's HiGHS blocks its worker by design: the same contract. No wall time
+// is asserted: the stuck step lasts far longer than any wait here.
+//   node tests/browser/stop.test.mjs   (after cmake --build --preset wasm)
+import assert from 'node:assert/strict';
+import {test} from 'node:test';
+
+import {openPage, status, text, useSite, waitStatus} from './harness.mjs';
+
+const site = useSite();
+const ENDED = ['stopped', 'done', 'error'];
+const STUCK_S = 300;  // far longer than any wait below (90 s at most)
+
+/**
+ * Serves `script` (a worker's path under the site) with a step that spins
+ * for STUCK_S right after `marker` (the line posting its first better
+ * plan), once: workers started later get the real script.
+ */
+function stuckWorker(script, marker) {
+  let served = 0;
+  return (context) => context.route(`**/${script}`, async (route) => {
+    const response = await route.fetch();
+    let body = await response.text();
+    if (served++ === 0) {
+      assert.ok(body.includes(marker), `${script} no longer has: ${marker}`);
+      body = body.replace(
+          marker,
+          `${marker}\nif (!self.stuckOnce) { self.stuckOnce = true; ` +
+              `const end = Date.now() + ${STUCK_S * 1000}; while (Date.now() < end) {} }`);
+    }
+    await route.fulfill({response, body});
+  });
+}
+
+const ENGINE_CREATE = 'ensureEngine(req.options, req.index);';
+const digits = async (page, testid) => (await text(page, testid)).replace(/[^0-9]/g, '');
+
+test(
+    'sharding: Stop ends a run whose worker is stuck, keeps its plan, and Start runs again',
+    async () => {
+      // Stuck in building the engine (its presolve), after the quick plan.
+      const page = await openPage(
+          site.browser, `${site.url}?time=600&workers=1#v=2&ex=example.json`,
+          {prepare: stuckWorker('sharding/worker.js', ENGINE_CREATE)});
+      await waitStatus(page, 'solving');
+      await page.waitForFunction(() => window.shardlab.client.best !== null, null, {polling: 50});
+      await page.click('[data-testid=stop]');
+      await waitStatus(page, ENDED, 30000);
+      assert.equal(await status(page), 'stopped');
+      const best = await page.evaluate(() => window.shardlab.client.best.cost);
+      assert.equal(
+          await digits(page, 'best-cost'), best, 'the plan found before the stop is shown');
+      assert.equal(await page.isDisabled('[data-testid=start]'), false);
+      await page.click('[data-testid=start]');
+      await waitStatus(page, 'done', 60000);
+      const cost = await digits(page, 'best-cost');
+      assert.ok(BigInt(cost) <= BigInt(best), `the next run keeps the plan: ${cost} <= ${best}`);
+      assert.deepEqual(page.errors, []);
+      await page.context().close();
+    });
+
+test(
+    'teach: Stop explains the best plan while the worker is stuck, and Solve works again',
+    async () => {
+      const page = await openPage(site.browser, `${site.url}#v=3&lab=teach&ex=mlp.json&t=600`, {
+        prepare: stuckWorker(
+            'sharding/worker.js', 'run.post(P.MSG.INCUMBENT, {...payload, plan}, [plan.buffer]);')
+      });
+      await waitStatus(page, 'solving', 60000, 'teach');
+      await page.waitForFunction(
+          () => window.shardlabTeach.client.best !== null, null, {polling: 50, timeout: 60000});
+      await page.click('[data-testid=teach-stop]');
+      await waitStatus(page, ENDED, 30000, 'teach');
+      assert.equal(await status(page, 'teach'), 'stopped');
+      assert.match(await text(page, 'teach-status-text'), /^stopped: /);
+      assert.match(await text(page, 'teach-cost'), /ns\)$/, 'the stopped plan is explained');
+      const solves = await page.getAttribute('#lab-teach', 'data-solves');
+      await page.click('[data-testid=teach-solve]');
+      await page.waitForFunction(
+          (n) => document.getElementById('lab-teach').dataset.solves !== n, solves,
+          {polling: 50, timeout: 60000});
+      assert.equal(await status(page, 'teach'), 'done');
+      assert.match(await text(page, 'teach-status-text'), /^done: proven optimal/);
+      assert.deepEqual(page.errors, []);
+      await page.context().close();
+    });
+
+// DualPipe's example: the planner proves it in about 2 s once it runs.
+test(
+    'pipeline planner: Stop keeps the planned schedule while the worker is stuck, and the ' +
+        'next run proves it',
+    async () => {
+      const page = await openPage(
+          site.browser, `${site.url}#v=3&lab=pipeline&ex=dualpipe_example.json&t=600`, {
+            // After snapshot()'s INCUMBENT (its transfer list ends the call).
+            prepare: stuckWorker('pipeline/worker.js', '[schedule.buffer]);')
+          });
+      await waitStatus(page, 'ready', 120000, 'pipeline');
+      await page.click('[data-testid=pl-start]');
+      await waitStatus(page, 'planning', 60000, 'pipeline');
+      await page.waitForFunction(
+          () => document.querySelector('[data-testid=pl-incumbent]').dataset.value !== '', null,
+          {polling: 50, timeout: 60000});
+      const planned = await page.getAttribute('[data-testid=pl-incumbent]', 'data-value');
+      await page.click('[data-testid=pl-stop]');
+      await waitStatus(page, ENDED, 30000, 'pipeline');
+      assert.equal(await status(page, 'pipeline'), 'stopped');
+      assert.equal(await page.getAttribute('[data-testid=pl-incumbent]', 'data-value'), planned);
+      assert.equal(
+          await page.getAttribute('[data-testid=pl-timeline]', 'data-schedules')
+              .then((s) => s.split(',')[0]),
+          'planned', 'the planned schedule stays on the timeline');
+      await page.click('[data-testid=pl-start]');
+      await waitStatus(page, ['done', 'error'], 90000, 'pipeline');
+      assert.equal(await status(page, 'pipeline'), 'done');
+      assert.match(await text(page, 'pl-gap'), /proven optimal/);
+      assert.deepEqual(page.errors, []);
+      await page.context().close();
+    });
+
+// p 4, m 8 on the linear placement: HiGHS takes the warm start at once and
+// leaves a third of the gap open after 20 s, so the stop lands in its search.
+test('pipeline MIP: Stop ends HiGHS with its best kept, and the next solve runs', async () => {
+  const page =
+      await openPage(site.browser, `${site.url}#v=3&lab=pipeline&p=4&m=8&s=1F1B&t=600&pp=linear`);
+  await waitStatus(page, 'ready', 120000, 'pipeline');
+  await page.selectOption('[data-testid=pl-engine]', 'mip');
+  for (let run = 0; run < 2; ++run) {
+    await page.click('[data-testid=pl-start]');
+    await waitStatus(page, 'solving', 60000, 'pipeline');
+    await page.waitForFunction(  // HiGHS's first incumbent (from the warm start)
+        () => document.querySelector('[data-testid=pl-incumbent]').dataset.value !== '', null,
+        {polling: 50, timeout: 60000});
+    const found = await page.getAttribute('[data-testid=pl-incumbent]', 'data-value');
+    await page.click('[data-testid=pl-stop]');
+    await waitStatus(page, ENDED, 30000, 'pipeline');
+    assert.equal(await status(page, 'pipeline'), 'stopped', `run ${run}`);
+    assert.match(await text(page, 'pl-plan-note'), /^HiGHS: stopped|^Stopped|^$/);
+    const kept = await page.getAttribute('[data-testid=pl-incumbent]', 'data-value');
+    assert.ok(Number(kept) <= Number(found), `the best makespan stays shown: ${kept} <= ${found}`);
+  }
+  assert.deepEqual(page.errors, []);
+  await page.context().close();
+});
