@@ -17,6 +17,7 @@
 //   tests/wasm/plan.test.mjs compares finish()'s JSON with `parity_native cli plan ... --json`.
 #include <emscripten/bind.h>
 
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -122,14 +123,22 @@ class SteppedRun {
         model_(model),
         training_(training),
         search_limit_s_(search_time_limit_s(options)),
-        run_(std::make_shared<PlanRun>(costs_.get(), cluster, training, fix, options)) {}
+        run_(std::make_shared<PlanRun>(costs_.get(), cluster, training, fix, options)) {
+    // A step of the main search ends once kSliceMs have passed (after the
+    // unit running then: a few block solves or one simulation), so that the
+    // worker's loop gets back to its event loop, and a STOP, in time.
+    run_->set_yield([end = slice_end_] { return Clock::now() > *end; });
+  }
 
   const Status& status() const { return run_->status(); }
 
   // One bounded step of the current phase (the worker loop's work argument is
   // not needed: PlanRun bounds its own steps); true when the main search's
   // incumbent or bound improved.
-  bool step(double) { return run_->step(); }
+  bool step(double) {
+    *slice_end_ = Clock::now() + std::chrono::milliseconds(kSliceMs);
+    return run_->step();
+  }
   bool finished() const { return run_->finished(); }
   // As the CLI's loop: at searchTimeLimitS() (a share of the run's time
   // limit) the main search ends and the evaluation and the side searches go
@@ -158,6 +167,11 @@ class SteppedRun {
   }
 
  private:
+  using Clock = std::chrono::steady_clock;
+  static constexpr int kSliceMs = 20;
+  // Shared with the yield: Embind copies this object.
+  std::shared_ptr<Clock::time_point> slice_end_ =
+      std::make_shared<Clock::time_point>(Clock::time_point::max());
   val answer(const PlanResult& result, bool with_timeline) const {
     if (!result.status.is_ok()) return failure(result.status);
     val out = val::object();
@@ -290,10 +304,11 @@ class PlanSession {
     json::Errors errors;
     errors.add(root.expect(json::Kind::kObject));
     if (!errors.ok()) return failure(errors.status());
-    errors.add(root.only_keys({"tp", "sp", "ep", "microbatch_size", "recompute"}));
+    errors.add(root.only_keys({"tp", "sp", "ep", "microbatch_size", "recompute", "lean"}));
     PartConfig config;
     config.tp = static_cast<int32_t>(errors.take(root.integer_or("tp", 1, 1, 1 << 20)));
     config.sequence_parallel = errors.take(root.boolean_or("sp", false));
+    config.lean = errors.take(root.boolean_or("lean", false));
     config.ep = static_cast<int32_t>(errors.take(root.integer_or("ep", 1, 1, 1 << 20)));
     config.microbatch = errors.take(root.integer_or("microbatch_size", 1, 1, int64_t{1} << 30));
     const std::string recompute = errors.take(root.string_or("recompute", "none"));

@@ -251,6 +251,13 @@ Result<Built> build_embedding(const Transformer& t, int64_t batch, int64_t seq,
     last = "x";
     built.scaled.emplace_back("P", static_cast<double>(t.max_positions) / seq);
   }
+  if (t.embedding_norm) {
+    // BLOOM's LayerNorm after the lookup (its weights replicated, as the layer's norms are).
+    const bool rms = t.norm == Norm::kRmsNorm;
+    m.op("lne", "layernorm", "m", {last}, rms ? 4 : 8);
+    last = "lne";
+    built.vectors.push_back({rms ? t.hidden : 2 * t.hidden, "", ""});
+  }
   // The output as the first layer reads it (a free identity, so that the
   // lookup itself may split the vocabulary and all-reduce, as Megatron's does).
   m.op("out", "elementwise", "identity", {last}, 0);
@@ -695,6 +702,7 @@ struct BlockCache::Impl {
       if (table.shape[0] % tp != 0) continue;
       options.forces.emplace_back(table.name, strategy_text({{op.input_letters[1][0], tp_axes}}));
     }
+    if (q.lean) options.sharded_parameter_axes = m.tp_axes;
     Result<Solved> solved = solve(b.model, options);
     if (!solved.is_ok()) return solved.status();
     ++solves;

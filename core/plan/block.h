@@ -59,7 +59,10 @@ struct BlockQuery {
   // -1: the solver's choice; 0: the norms and residuals replicated over tp;
   // 1: split along the sequence over tp (Megatron's sequence parallelism).
   int8_t sequence_parallel = -1;
-  auto key() const { return std::tuple(part, tp, ep, microbatch, seq, sequence_parallel); }
+  // The memory-lean layout: the fastest among those that split every weight
+  // over the whole tp group (Megatron's memory), instead of the fastest.
+  bool lean = false;
+  auto key() const { return std::tuple(part, tp, ep, microbatch, seq, sequence_parallel, lean); }
 };
 
 // The cluster's links as the cost model prices them (core/teach/collectives.h):

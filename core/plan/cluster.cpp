@@ -23,8 +23,9 @@ namespace {
 // (tests/bench/plan_bench.py --calibrate; 0.51 and 0.53 give mean log errors
 // of -0.018 and +0.018). It stands for everything the model leaves out
 // (kernels other than GEMMs, launch gaps, non-overlapped optimizer steps),
-// not for GEMM efficiency alone. Hopper's 0.65 is not calibrated (no
-// published runs of this kind here yet).
+// not for GEMM efficiency alone. Hopper's 0.65 is a rule of thumb, not
+// fitted: Llama 3 405B's two published H100 runs (tests/bench/plan_runs.csv,
+// README "Published runs beyond Table 1") check it but did not set it.
 // Matched by name: the first key the GPU's name contains, ignoring case and
 // punctuation ("NVIDIA A100-SXM4-80GB" is an A100). Any other GPU gets
 // kGeneralEfficiency.

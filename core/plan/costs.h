@@ -48,7 +48,8 @@ struct PartConfig {
   int32_t ep = 1;
   int64_t microbatch = 1;
   Recompute recompute = Recompute::kNone;
-  auto key() const { return std::tuple(tp, sequence_parallel, ep, microbatch, recompute); }
+  bool lean = false;  // the parts' memory-lean layouts (block.h BlockQuery::lean)
+  auto key() const { return std::tuple(tp, sequence_parallel, ep, microbatch, recompute, lean); }
 };
 
 // One micro-batch through one part on one device of the tensor-parallel

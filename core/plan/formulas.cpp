@@ -80,7 +80,8 @@ i128 model_flops_exact(const Transformer& model, int64_t sequences, int64_t seq)
 //   two norms  2 x 2h (LayerNorm: gain and bias) or 2 x h (RMSNorm)
 // GPT: 12h^2 + 13h. Embedding V h (+ s h learned positions), head V h unless
 // tied, and the final norm: L (12h^2 + 13h) + (V + s) h is Narayanan et al.'s
-// Eq. 2; the final LayerNorm's 2h, which Eq. 2 leaves out, comes on top.
+// Eq. 2; the final LayerNorm's 2h, which Eq. 2 leaves out, comes on top (and
+// BLOOM's LayerNorm after the embedding, another 2h).
 ParameterCounts parameter_counts(const Transformer& model) {
   const Shape s = shape_of(model);
   const int64_t norm = model.norm == Norm::kLayerNorm ? 2 * s.h : s.h;
@@ -102,7 +103,7 @@ ParameterCounts parameter_counts(const Transformer& model) {
     p.per_layer = shared + ffn_one;
     p.per_layer_active = p.per_layer;
   }
-  p.embedding = model.vocab * s.h + model.max_positions * s.h;
+  p.embedding = model.vocab * s.h + model.max_positions * s.h + (model.embedding_norm ? norm : 0);
   p.head = (model.tied_embeddings ? 0 : model.vocab * s.h) + norm;
   p.total = model.layers * p.per_layer + p.embedding + p.head;
   return p;

@@ -52,6 +52,7 @@ struct Transformer {
   int64_t vocab = 0;              // V
   int64_t max_positions = 0;      // learned position embeddings (GPT): max_positions x h; 0: rotary
   bool tied_embeddings = false;   // the head reuses the embedding matrix
+  bool embedding_norm = false;    // a norm right after the embedding lookup (BLOOM's)
   int32_t experts = 0;            // MoE: experts per layer (0: dense)
   int32_t experts_per_token = 0;  // MoE: top-k
 };
@@ -119,6 +120,9 @@ struct Plan {
   int64_t microbatch_size = 1;     // sequences per micro-batch
   int64_t microbatches = 1;        // per pipeline, per step
   Recompute recompute = Recompute::kNone;
+  // The parts' memory-lean layouts (every weight split over the tp group),
+  // which the search takes only where the fastest layouts do not fit.
+  bool lean_layout = false;
   // Transformer layers of each pipeline stage in model order (pp * vpp
   // entries; the schedule's placement says which device runs stage k:
   // interleaved k mod pp, V-shape k < pp ? k : 2 pp - 1 - k); the embedding

@@ -134,12 +134,14 @@ std::string ModelCosts::report_json(BlockPart part, const PartConfig& c) {
   q.microbatch = c.microbatch;
   q.seq = training_.seq;
   q.sequence_parallel = c.tp > 1 && c.sequence_parallel ? 1 : 0;
+  q.lean = c.tp > 1 && c.lean;
   Result<const BlockCost*> got = blocks_->get(q);
   return got.is_ok() ? got.value()->report_json : "{}";
 }
 
 Result<PartCosts> ModelCosts::part(BlockPart part, const PartConfig& c) {
-  const auto key = std::tuple(part, c.tp, c.sequence_parallel, c.ep, c.microbatch, c.recompute);
+  const auto key =
+      std::tuple(part, c.tp, c.sequence_parallel, c.ep, c.microbatch, c.recompute, c.lean);
   auto it = memo_.find(key);
   if (it != memo_.end()) return it->second;
   Result<PartCosts> out = price(part, c);
@@ -164,6 +166,7 @@ Result<PartCosts> ModelCosts::price(BlockPart part, const PartConfig& c) {
   q.microbatch = c.microbatch;
   q.seq = training_.seq;
   q.sequence_parallel = t > 1 && c.sequence_parallel ? 1 : 0;
+  q.lean = t > 1 && c.lean;
   Result<const BlockCost*> got = blocks_->get(q);
   if (!got.is_ok()) return got.status();
   const BlockCost& b = *got.value();
@@ -209,7 +212,8 @@ Result<PartCosts> ModelCosts::price(BlockPart part, const PartConfig& c) {
                                                          c.sequence_parallel, Recompute::kNone)
                             : 0;
   } else if (part == BlockPart::kEmbedding) {
-    p.activation_bytes = m.dropout ? s * mb * h / tsp : 0;  // the dropout mask
+    p.activation_bytes = m.dropout ? s * mb * h / tsp : 0;              // the dropout mask
+    if (m.embedding_norm) p.activation_bytes += dt * s * mb * h / tsp;  // the norm's input
   } else {
     // A tied head holds the word embeddings again on the last stage (Megatron
     // keeps that copy); held once when the embedding shares the stage.

@@ -48,7 +48,8 @@ class ModelCosts : public PlanCosts {
   Training training_;
   ModelFacts facts_;
   std::unique_ptr<BlockCache> blocks_;
-  std::map<std::tuple<BlockPart, int32_t, bool, int32_t, int64_t, Recompute>, Result<PartCosts>>
+  std::map<std::tuple<BlockPart, int32_t, bool, int32_t, int64_t, Recompute, bool>,
+           Result<PartCosts>>
       memo_;
   // Collective and p2p prices by (kind, group, bytes): the search asks for
   // the same few thousand many times over (every configuration's stages),

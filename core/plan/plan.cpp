@@ -92,6 +92,7 @@ double search_time_limit_s(const PlanOptions& options) {
 }
 
 struct PlanRun::Impl {
+  std::function<bool()> yield;  // set_yield()
   PlanCosts* costs;
   Cluster cluster;
   Training training;
@@ -327,6 +328,8 @@ void PlanRun::time_up() {
   }
 }
 
+void PlanRun::set_yield(std::function<bool()> yield) { impl_->yield = std::move(yield); }
+
 bool PlanRun::step() {
   Impl& s = *impl_;
   switch (s.phase) {
@@ -345,7 +348,7 @@ bool PlanRun::step() {
         s.phase = Phase::kEvaluate;
         return false;
       }
-      return s.planner.step(work);
+      return s.planner.step(work, s.yield);
     }
     case Phase::kEvaluate:
       // Out of time with nothing found: the least-memory hunt is not run.
@@ -397,6 +400,7 @@ Progress PlanRun::progress(double elapsed_s) const {
       .add("pruned_memory", c.pruned_memory)
       .add("pruned_bound", c.pruned_bound)
       .add("rejected", c.rejected)
+      .add("lean", c.lean)
       .add("work", c.work)
       .add("proven", s.planner.proven());
   if (s.phase == Phase::kAlternatives) {
@@ -442,6 +446,12 @@ PlanResult plan_with_costs(PlanCosts* costs, const Cluster& cluster, const Train
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
   PlanRun run(costs, cluster, training, fix, options);
+  // The interrupt and the search's share of the time limit are seen after
+  // every unit of the search, not only between steps.
+  run.set_yield([&] {
+    if (interrupt && interrupt->load()) return true;
+    return options.work_limit <= 0 && elapsed() > search_time_limit_s(options);
+  });
   std::vector<Progress> trace;
   const auto report = [&] {
     trace.push_back(run.progress(elapsed()));

@@ -184,6 +184,11 @@ class PlanRun {
   // incumbent or bound improved (the moments a progress record is due).
   bool step();
   bool finished() const;
+  // Asked after every unit of the main search (search.h Planner::step): true
+  // ends the step early (a caller's slice of time is over, or an interrupt
+  // is set), so that a step of the search lasts one unit past it at most.
+  // The units run are the same with or without it: only where steps end moves.
+  void set_yield(std::function<bool()> yield);
   // Ends the main search now (the caller's time limit); the next step()
   // starts the evaluation. Options.work_limit ends it by work instead.
   void stop_search();

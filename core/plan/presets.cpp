@@ -107,13 +107,13 @@ std::vector<Transformer> all_presets() {
   // 112 heads, sequence 2,048, Megatron's GPT layer (GeLU FFN of 4h,
   // LayerNorm, biases, dropout 0.1 as Megatron's defaults) with ALiBi instead
   // of learned positions (no position table), the head tied to the embedding
-  // and the vocabulary padded to 250,880 (--pad-vocab-size-to). Published:
-  // 176,247,271,424 parameters; this struct counts 2h = 28,672 fewer, the
-  // LayerNorm BLOOM adds after the embedding (--embed-layernorm), which the
-  // Transformer struct has no field for (its cost, one LayerNorm of the
-  // first stage, is left out the same way).
+  // and the vocabulary padded to 250,880 (--pad-vocab-size-to), and a
+  // LayerNorm right after the embedding (--embed-layernorm: 2h parameters,
+  // one LayerNorm on the first stage). Published: 176,247,271,424 parameters,
+  // exactly this struct's count.
   Transformer bloom = megatron_gpt("bloom-176b", 112, 14336, 70);
   bloom.family = "bloom";
+  bloom.embedding_norm = true;
   bloom.vocab = 250880;
   bloom.max_positions = 0;
   out.push_back(bloom);

@@ -60,6 +60,7 @@ ordered_json plan_object(const Plan& p) {
   o["recompute"] = recompute_name(p.recompute);
   o["sequence_parallel"] = p.sequence_parallel;
   o["zero"] = p.zero;
+  o["lean_layout"] = p.lean_layout;
   o["stages"] = p.stage_layers;
   return o;
 }
@@ -487,6 +488,7 @@ std::string plan_json(const PlanResult& r, int indent) {
   search["pruned_memory"] = r.counters.pruned_memory;
   search["pruned_bound"] = r.counters.pruned_bound;
   search["rejected"] = r.counters.rejected;
+  search["lean"] = r.counters.lean;
   search["work"] = r.counters.work;
   search["time_limit_reached"] = r.time_limit_reached;
   out["search"] = search;
@@ -568,7 +570,10 @@ std::string plan_text(const PlanResult& r) {
   const StepResult& b = r.best;
   out += "  " + plan_line(b.plan) + "\n";
   out += "  layers per stage: " + layers_text(b.plan.stage_layers) + "\n";
-  if (!b.layout.empty()) out += "  layer layout: " + b.layout + "\n";
+  if (!b.layout.empty()) {
+    out += "  layer layout: " + b.layout +
+           (b.plan.lean_layout ? " (memory-lean: the fastest layouts do not fit)" : "") + "\n";
+  }
   out += "\n";
   out +=
       format("step time    %.4f s   %s tokens/s, %.1f TFLOP/s per GPU, MFU %.1f%%\n", b.step_time_s,

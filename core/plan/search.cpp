@@ -24,6 +24,7 @@ struct Config {
   int64_t mbs = 1, m = 1;
   int8_t zero = 0, schedule = 0;
   bool sp = false;
+  bool lean = false;  // the parts' memory-lean layouts (set when the fastest do not fit)
   Recompute recompute = Recompute::kNone;
 
   Plan plan() const {
@@ -39,6 +40,7 @@ struct Config {
     p.microbatch_size = mbs;
     p.microbatches = m;
     p.recompute = recompute;
+    p.lean_layout = lean;
     return p;
   }
 };
@@ -64,6 +66,13 @@ struct Active {
   std::unique_ptr<SplitSpace> space;
   int64_t open = 0;  // its nodes in the queue
 };
+
+// Parameters one device of a tensor-parallel group holds of a layer, the
+// embedding and the head: what a part's layout changes in memory.
+int64_t held_parameters(const StageModel& m) {
+  return m.layer().dense_parameters + m.layer().expert_parameters + m.embedding().dense_parameters +
+         m.head().dense_parameters;
+}
 
 std::vector<int64_t> divisors(int64_t n) {
   std::vector<int64_t> out;
@@ -112,6 +121,8 @@ struct Planner::Impl {
 
   void enumerate();
   void bound_level0(int32_t id);
+  bool make_lean(int32_t id);
+  Config leanest(const Config& c);
   void refine(const Entry& e);
   void enumerate_split(const Entry& e);
   void time_split(Active& a, const std::vector<int32_t>& layers, int32_t id);
@@ -230,10 +241,31 @@ void Planner::Impl::bound_level0(int32_t id) {
     return;
   }
   if (least_memory_bytes(model.value()) > model.value().memory_limit_bytes()) {
-    ++counters.pruned_memory;
+    if (!make_lean(id)) ++counters.pruned_memory;
     return;
   }
   queue.push({relaxation_bound_s(model.value()), id, 0});
+}
+
+// Pruned by memory first: a configuration whose fastest layouts do not fit
+// (the least-memory bound above the limit, or no split fitting) is tried
+// again with its parts' memory-lean layouts, when tp > 1 and they hold fewer
+// parameters (a layout that replicates a weight over tp to save a
+// collective can cost more memory than Megatron's). True when it was queued.
+bool Planner::Impl::make_lean(int32_t id) {
+  Config& c = configs[id];
+  if (c.lean || c.tp == 1) return false;
+  Result<StageModel> fast = model_of(c);
+  Config lean = c;
+  lean.lean = true;
+  Result<StageModel> model = model_of(lean);
+  if (!fast.is_ok() || !model.is_ok()) return false;
+  if (held_parameters(model.value()) >= held_parameters(fast.value())) return false;
+  c.lean = true;
+  ++counters.lean;
+  if (least_memory_bytes(model.value()) > model.value().memory_limit_bytes()) return false;
+  queue.push({relaxation_bound_s(model.value()), id, 0});
+  return true;
 }
 
 void Planner::Impl::refine(const Entry& e) {
@@ -287,7 +319,7 @@ void Planner::Impl::refine(const Entry& e) {
   }
   counters.work += a->space->evaluated() / 1000;
   if (!a->space->fits()) {
-    ++counters.pruned_memory;
+    if (!make_lean(e.id)) ++counters.pruned_memory;
     return;
   }
   queue.push({std::max(a->space->bound(), e.bound), e.id, 2, 0});
@@ -333,6 +365,18 @@ void Planner::Impl::enumerate_split(const Entry& e) {
     ++a.open;
   }
   if (--a.open == 0) active.erase(e.id);
+}
+
+// The configuration with the layouts that hold the fewest parameters (the
+// memory-lean ones when tp > 1 and they hold fewer), for the memory hunt.
+Config Planner::Impl::leanest(const Config& c) {
+  if (c.lean || c.tp == 1) return c;
+  Config lean = c;
+  lean.lean = true;
+  Result<StageModel> fast = model_of(c);
+  Result<StageModel> model = model_of(lean);
+  if (!fast.is_ok() || !model.is_ok()) return c;
+  return held_parameters(model.value()) < held_parameters(fast.value()) ? lean : c;
 }
 
 // Before any incumbent exists, the first configuration that fits is timed at
@@ -383,7 +427,7 @@ Planner::Planner(PlanCosts* costs, const Cluster& cluster, const Training& train
 
 const Status& Planner::status() const { return impl_->status; }
 
-bool Planner::step(int64_t work) {
+bool Planner::step(int64_t work, const std::function<bool()>& yield) {
   Impl& s = *impl_;
   if (!s.status.is_ok()) return false;
   const double best_before = s.best_s;
@@ -397,13 +441,14 @@ bool Planner::step(int64_t work) {
     if (s.next_to_bound < s.configs.size()) {
       s.bound_level0(static_cast<int32_t>(s.next_to_bound++));
       ++s.counters.work;
-      continue;
+    } else {
+      if (s.finished()) break;
+      const Entry e = s.queue.top();
+      s.queue.pop();
+      s.refine(e);
+      ++s.counters.work;
     }
-    if (s.finished()) break;
-    const Entry e = s.queue.top();
-    s.queue.pop();
-    s.refine(e);
-    ++s.counters.work;
+    if (yield && yield()) break;
   }
   if (s.finished()) s.counters.pruned_bound = static_cast<int64_t>(s.queue.size());
   return s.best_s < best_before || s.lower_bound() > bound_before;
@@ -475,6 +520,7 @@ struct Planner::MemoryHunt {
   int32_t pushed = 0;  // configurations given their level-0 value so far
   std::map<std::pair<int32_t, int32_t>, InflightProfile> one_each;  // (pp, chunks)
   std::map<int32_t, std::vector<int32_t>> splits;
+  std::vector<Config> configs;  // the planner's, each with its leanest layouts
   bool done = false;
   NeedsMemory out;
   // The one-micro-batch-per-chunk profile of a model's shape (level 1).
@@ -517,13 +563,14 @@ bool Planner::least_memory_step(int64_t stop_below, int64_t work) {
   while (h.pushed < n) {
     if (work-- <= 0) return false;
     const int32_t id = h.pushed++;
-    Result<StageModel> model = s.model_of(s.configs[id]);
+    h.configs.push_back(s.leanest(s.configs[id]));
+    Result<StageModel> model = s.model_of(h.configs[id]);
     if (!model.is_ok()) continue;
     const int64_t bytes = least_memory_bytes(model.value());
     if (!yes_no) {
       h.queue.push({bytes, id, 0});
     } else if (bytes <= stop_below) {
-      const Config& c = s.configs[id];
+      const Config& c = h.configs[id];
       const int64_t ops = int64_t{c.pp} * schedule_shape(c.plan().schedule, c.vpp).chunks * c.m;
       h.queue.push({ops, id, 0});
     }
@@ -534,15 +581,15 @@ bool Planner::least_memory_step(int64_t stop_below, int64_t work) {
     h.queue.pop();
     if (!yes_no && level == 2) {
       h.out.bytes = key;
-      h.out.plan = s.configs[id].plan();
+      h.out.plan = h.configs[id].plan();
       h.out.plan.stage_layers = h.splits[id];
       h.out.any = true;
       h.done = true;
       return true;
     }
-    Result<StageModel> model = s.model_of(s.configs[id]);
+    Result<StageModel> model = s.model_of(h.configs[id]);
     const StageModel& m = model.value();
-    work -= 1 + static_cast<int64_t>(m.layers()) * stage_count(s.configs[id].plan()) / 64;
+    work -= 1 + static_cast<int64_t>(m.layers()) * stage_count(h.configs[id].plan()) / 64;
     if (yes_no) {
       // Cheapest first, each to the end: the one-each split, then exact.
       if (least_memory_split(m, h.unit_profile(m)).bytes > stop_below) continue;
@@ -552,7 +599,7 @@ bool Planner::least_memory_step(int64_t stop_below, int64_t work) {
       const LeastMemory least = least_memory_split(m, *profile.value());
       if (least.bytes > stop_below) continue;
       h.out.bytes = least.bytes;
-      h.out.plan = s.configs[id].plan();
+      h.out.plan = h.configs[id].plan();
       h.out.plan.stage_layers = least.layers;
       h.out.any = true;
       h.done = true;

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -42,6 +43,7 @@ struct SearchCounters {
   int64_t pruned_memory = 0;   // dropped: no split fits
   int64_t pruned_bound = 0;    // left in the queue at or above the incumbent
   int64_t rejected = 0;        // the costs or the schedule cannot run them
+  int64_t lean = 0;            // retried with memory-lean layouts (the fastest did not fit)
   int64_t work = 0;            // the deterministic work counter step() spends
 };
 
@@ -72,8 +74,11 @@ class Planner {
   const Status& status() const;
   // Spends about `work` units (a configuration bounded: 1; a DP: its cells
   // / 1000; a simulation: its operations / 1000). True when the incumbent
-  // or the bound improved.
-  bool step(int64_t work);
+  // or the bound improved. `yield`, when given, is asked after every unit
+  // (one configuration bounded or one queue entry refined: a few block
+  // solves, a DP or one simulation) and ends the step early when it says
+  // true; the units run, and so every answer, are those of a step without it.
+  bool step(int64_t work, const std::function<bool()>& yield = nullptr);
   bool finished() const;
   bool proven() const;
   bool has_best() const;

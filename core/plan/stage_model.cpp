@@ -39,6 +39,7 @@ Result<StageModel> StageModel::build(const Plan& config, PlanCosts* costs, const
   pc.ep = config.ep;
   pc.microbatch = config.microbatch_size;
   pc.recompute = config.recompute;
+  pc.lean = config.lean_layout;
   Result<PartCosts> layer = costs->part(BlockPart::kLayer, pc);
   if (!layer.is_ok()) return layer.status();
   Result<PartCosts> embedding = costs->part(BlockPart::kEmbedding, pc);

@@ -244,12 +244,26 @@ Result<Generated> generate(const ModelSpec& model, const GenerateOptions& option
     }
   }
 
+  // A parameter's strategy that splits it on every axis the options name.
+  const auto shards_all = [&](int32_t v, const Strategy& st) {
+    for (int32_t a : options.sharded_parameter_axes) {
+      if (a < 0 || a >= gen.model.mesh.rank()) return false;
+      if (gen.model.mesh.shape[a] > 1 && st.axis_letter[a] < 0) return false;
+    }
+    return nodes[v].kind == NodeKind::kParameter;
+  };
   ProblemBuilder builder;
   builder.problem.name = gen.model.name;
   for (int32_t g = 0; g < groups; ++g) {
     const int32_t lead = gen.groups[g][0];
     std::vector<Cost> costs;
     std::vector<Usage> usages;
+    bool any_sharded = false;
+    for (size_t s = 0; s < gen.strategies[lead].size() && !any_sharded; ++s) {
+      any_sharded = nodes[lead].kind == NodeKind::kParameter &&
+                    !options.sharded_parameter_axes.empty() &&
+                    shards_all(lead, gen.strategies[lead][s]);
+    }
     for (size_t s = 0; s < gen.strategies[lead].size(); ++s) {
       int64_t cost = 0;
       for (int32_t v : gen.groups[g]) {
@@ -259,7 +273,8 @@ Result<Generated> generate(const ModelSpec& model, const GenerateOptions& option
         cost = add_capped(cost, link_collectives(gen, link, gen.member_strategy[link.from][s],
                                                  gen.member_strategy[link.to][s], nullptr));
       }
-      const bool allowed = gen.forced[g] < 0 || gen.forced[g] == static_cast<int32_t>(s);
+      const bool allowed = (gen.forced[g] < 0 || gen.forced[g] == static_cast<int32_t>(s)) &&
+                           (!any_sharded || shards_all(lead, gen.strategies[lead][s]));
       if (allowed && cost >= kForbidden) return too_costly(nodes[lead].name);
       costs.push_back(allowed ? cost : kForbidden);
       usages.push_back(gen.node_costs[lead][s].usage_bytes);

@@ -65,6 +65,11 @@ struct GenerateOptions {
   // parameter that has the letter splits it on that axis; nodes without it
   // are free there, and so are shared outputs (copies in their readers' layout).
   std::vector<std::pair<char, int32_t>> pinned_letters;
+  // Mesh axes every parameter must be split on (the plan lab's memory-lean
+  // layouts: weights sharded over the whole tensor-parallel group, as
+  // Megatron's are). A parameter's strategies that leave one of them unsplit
+  // get the forbidden cost, unless none splits them all (then all stay).
+  std::vector<int32_t> sharded_parameter_axes;
 };
 
 // One use of a node's output by another node: operand `operand` of `to`,

@@ -15,7 +15,7 @@ source "$(dirname "$0")/lib.bash" "$@"
 check "fixed: exit code" 0 $?
 check "fixed: the document's fields" \
   "format version model cluster training fix found plan step_time_s tokens_per_s tflops_per_gpu mfu memory breakdown_s lower_bound_s gap proven alternatives sizing devices critical_device layout timeline search
-plan: tp pp dp ep vpp schedule microbatch_size microbatches recompute sequence_parallel zero stages
+plan: tp pp dp ep vpp schedule microbatch_size microbatches recompute sequence_parallel zero lean_layout stages
 memory: parameters gradients optimizer gathered_parameters activations activation_per_layer_bytes peak limit device
 breakdown_s: compute tp_comm dp_comm pp_bubble p2p
 devices[0].memory: parameters gradients optimizer gathered_parameters activations peak

@@ -351,6 +351,44 @@ TEST_CASE("plan search: a fixed plan is timed as given, and the result is determ
   CHECK(free1.best.step_time_s <= a.best.step_time_s);
 }
 
+// The page's worker ends each step of the search after a slice of time
+// (set_yield): a step then runs one unit (a configuration bounded, or one
+// queue entry refined) past it, and the answer is the same unit for unit.
+TEST_CASE("plan search: a yield ends a step after one unit and changes no answer") {
+  SyntheticCosts costs(small_shape());
+  const Cluster cluster = testing::synthetic_cluster(2, 2, 1.0);
+  const Training training = testing::synthetic_training(8, 128);
+  PlanOptions options;
+  options.time_limit_s = 1e9;
+  options.alternatives = false;
+  options.sizing = false;
+  const auto run_to_end = [&](bool yield, int64_t* longest_step_work) {
+    PlanRun run(&costs, cluster, training, Fix{}, options);
+    if (yield) run.set_yield([] { return true; });
+    int64_t before = 0;
+    *longest_step_work = 0;
+    while (!run.finished()) {
+      run.step();
+      int64_t work = 0;
+      const Progress progress = run.progress(0);
+      for (const Counters::Entry& e : progress.counters.entries()) {
+        if (e.name == "work") work = e.integer;
+      }
+      *longest_step_work = std::max(*longest_step_work, work - before);
+      before = work;
+    }
+    return run.finish();
+  };
+  int64_t longest_free = 0, longest_yield = 0;
+  const PlanResult free = run_to_end(false, &longest_free);
+  const PlanResult sliced = run_to_end(true, &longest_yield);
+  REQUIRE(free.found);
+  CHECK(plan_json(free) == plan_json(sliced));
+  CHECK(longest_free > 1);
+  CHECK(longest_yield <= 1 + 64 / 1000 + 1);  // one unit: 1, plus a DP's or simulation's share
+  CHECK(longest_yield < longest_free);
+}
+
 TEST_CASE("plan step model: a model that fits nowhere says what it needs") {
   SyntheticCosts costs(small_shape());
   const Cluster cluster = testing::synthetic_cluster(1, 2, 0.005);

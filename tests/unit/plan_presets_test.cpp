@@ -39,11 +39,12 @@ TEST_CASE("plan presets: published parameter counts") {
   const int64_t gpt3 = parameter_counts(preset("gpt3-175b")).total;
   CHECK(gpt3 == 174615822336 + 2 * 12288);
   CHECK(std::fabs(gpt3 / 175e9 - 1) < 0.01);
-  // BLOOM: the model card's 176,247,271,424 less the embedding LayerNorm's 2h
-  // (presets.cpp says why); 70 (12h^2 + 13h) + V h + the final LayerNorm's 2h.
-  CHECK(parameter_counts(preset("bloom-176b")).total == 176247271424 - 2 * 14336);
+  // BLOOM: the model card's 176,247,271,424 exactly: 70 (12h^2 + 13h) + V h,
+  // the LayerNorm after the embedding (2h) and the final LayerNorm's 2h.
+  CHECK(parameter_counts(preset("bloom-176b")).total == 176247271424);
   CHECK(parameter_counts(preset("bloom-176b")).total ==
-        70 * (12LL * 14336 * 14336 + 13 * 14336) + 250880LL * 14336 + 2 * 14336);
+        70 * (12LL * 14336 * 14336 + 13 * 14336) + 250880LL * 14336 + 2 * 14336 + 2 * 14336);
+  CHECK(parameter_counts(preset("bloom-176b")).embedding == 250880LL * 14336 + 2 * 14336);
 }
 
 TEST_CASE("plan presets: the parts of a count") {

@@ -296,6 +296,7 @@ async function showLayout() {
     ep: r.plan.ep,
     microbatch_size: r.plan.microbatch_size,
     recompute: r.plan.recompute,
+    lean: Boolean(r.plan.lean_layout),
   };
   q('plan-layout-note').textContent = `solving the ${part}'s layout on t = ${config.tp}…`;
   try {
