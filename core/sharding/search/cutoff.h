@@ -27,7 +27,8 @@ class Cutoff {
   // clock at every call: for the places between rounds).
   bool reached() const {
     if (tripped_) return true;
-    if (interrupt_ != nullptr && interrupt_->load(std::memory_order_relaxed)) return tripped_ = true;
+    if (interrupt_ != nullptr && interrupt_->load(std::memory_order_relaxed))
+      return tripped_ = true;
     if (has_deadline_ && std::chrono::steady_clock::now() >= deadline_) return tripped_ = true;
     return false;
   }
