@@ -34,17 +34,19 @@ Cluster test_cluster() {
   return c;
 }
 
-// GPT-3 175B's layer (Narayanan et al., Table 1: h 12288, 96 heads).
-Transformer gpt() {
+// A GPT of Narayanan et al.'s family (s 2048, V 51,200, FFN 4h); by default
+// GPT-3 175B's layer (Table 1: h 12288, 96 heads, 96 layers).
+Transformer gpt(const char* name = "gpt-175b", int32_t heads = 96, int64_t hidden = 12288,
+                int32_t layers = 96) {
   Transformer t;
-  t.name = "gpt-175b";
+  t.name = name;
   t.family = "gpt";
-  t.layers = 96;
-  t.hidden = 12288;
-  t.heads = 96;
-  t.kv_heads = 96;
-  t.head_dim = 128;
-  t.ffn_hidden = 4 * 12288;
+  t.layers = layers;
+  t.hidden = hidden;
+  t.heads = heads;
+  t.kv_heads = heads;
+  t.head_dim = hidden / heads;
+  t.ffn_hidden = 4 * hidden;
   t.vocab = 51200;
   t.max_positions = 2048;
   return t;
@@ -309,14 +311,7 @@ TEST_CASE("plan block: the einsum model's repeated block, prelude and epilogue")
 // Korthikanti et al.'s 22B (Table 3: h 6144, 64 heads, 48 layers) at t = 8
 // with 4 sequences per micro-batch and sequence parallelism, on a DGX A100.
 TEST_CASE("plan block: the memory-lean layout splits every weight over tp") {
-  Transformer t = gpt();
-  t.name = "gpt-22b";
-  t.layers = 48;
-  t.hidden = 6144;
-  t.heads = 64;
-  t.kv_heads = 64;
-  t.head_dim = 96;
-  t.ffn_hidden = 4 * 6144;
+  const Transformer t = gpt("gpt-22b", 64, 6144, 48);
   Cluster dgx = test_cluster();
   dgx.intra_node = {300, 2};
   dgx.matmul_efficiency = 0.52;
