@@ -77,8 +77,8 @@ class Engine {
   // the engine whole: best() is kept and later steps go on.
   void set_time_left(double time_left_s);
   // The same for an interrupt flag (nullptr removes it): once *interrupt is
-  // true, step() returns as it does after the deadline. solve() passes its
-  // own to every engine, with its time budget as the deadline.
+  // true, step() returns as it does after the deadline. The page sets both;
+  // solve() sets neither (see solve() below).
   void set_interrupt(const Interrupt* interrupt);
   // True when nothing is left to do (optimality proven, or the search is
   // exhausted, or the instance has no feasible plan).
@@ -128,9 +128,10 @@ struct SolveResult {
 // natively; round-robin in one thread under wasm). After every improvement
 // of the shared best or bound, the sink gets the portfolio's record: its
 // counters are the improving engine's, with "engine" (its index) first.
-// A sink answering kStop stops the run within one step; *interrupt set, or
-// the time budget spent, within a few milliseconds (inside the engines'
-// rounds, see Engine::set_time_left); the best plan so far is still returned.
+// A sink answering kStop, *interrupt set or the time budget spent stops the
+// run within one step (the engines' cutoff is not armed here, so a run's
+// figures never depend on where a clock read falls inside a round); the best
+// plan so far is still returned.
 SolveResult solve(const Problem& problem, const Options& options, double time_budget_s,
                   const ProgressSink& sink = nullptr, const Interrupt* interrupt = nullptr);
 
