@@ -7,13 +7,17 @@
 // (communication delays solid, waiting dotted) and a tooltip; zoom and pan
 // come from timeline_input.mjs. One canvas, redrawn at most once per frame
 // (Plot), drawing only the cells in view into a cached layer that hovering
-// reuses: a p 64, m 512 schedule stays fluid under the mouse.
+// reuses: a p 64, m 512 schedule stays fluid under the mouse. Schedules come
+// as packed layouts (layout.mjs; the pipeline worker makes them) with their
+// numbers, or as schedule objects packed here (the plan lab's); the cells
+// are painted as pixels (cells.mjs) and their labels drawn in slices of at
+// most LABEL_SLICE_MS, one task each, so no draw holds the page long.
 import {DataTable} from '../data_table.mjs';
 import {COLORS, FONT, Plot} from '../plots/canvas.mjs';
 import {linearScale} from '../plots/scales.mjs';
 
-import {CellBatch, PALETTE, REVERSE_HATCH} from './cells.mjs';
-import {arrowsOf, buildLayout, clampDomain, panDomain, slotAt, visibleRange, zoomDomain} from './layout.mjs';
+import {drawLabels, LABEL_STRIDE, paintCells, PALETTE, REVERSE_HATCH} from './cells.mjs';
+import {arrowsOf, buildLayout, clampDomain, gapsOf, panDomain, rowRange, slotAt, zoomDomain} from './layout.mjs';
 import {drawMemoryTracks, MEMORY_LEGEND} from './memory_track.mjs';
 import {attachInput, tooltipText} from './timeline_input.mjs';
 
@@ -25,25 +29,13 @@ const LABEL_PX = 12;  // the least distance between two row or strip labels (11 
 const ARROW_IN = '#111827';
 const ARROW_OUT = '#7c3aed';
 const DELAY = '#db2777';
-
-function hatch(ctx) {
-  const tile = document.createElement('canvas');
-  tile.width = tile.height = 6;
-  const t = tile.getContext('2d');
-  t.strokeStyle = '#e2e8f0';
-  t.lineWidth = 1;
-  t.beginPath();
-  t.moveTo(0, 6);
-  t.lineTo(6, 0);
-  t.stroke();
-  return ctx.createPattern(tile, 'repeat');
-}
+const LABEL_SLICE_MS = 12;  // label drawing per task (a zoomed p 64 view has thousands)
+const LABEL_BATCH = 256;    // labels drawn between two looks at the clock
 
 const fmt = (v) => String(Number(Number(v).toPrecision(6)));
 
-// Each schedule object is laid out once: the lab shows the same schedules
-// again on every change of the other one (a p 64, m 512 layout takes 0.3 s
-// or more).
+// Each schedule object given unpacked is laid out once: the lab shows the
+// same schedules again on every change of the other one.
 const layouts = new WeakMap();
 function layoutOf(schedule) {
   let layout = layouts.get(schedule);
@@ -67,7 +59,7 @@ export class Timeline {
     this.formatTime = units.formatTime || fmt;
     this.timeLabel = units.timeLabel || 'time';
     this.formatMemory = units.formatMemory || undefined;
-    this.blocks = [];  // [{schedule, layout, title}]
+    this.blocks = [];  // [{info (the schedule or its summary), layout, title}]
     this.domain = [0, 1];
     this.max = 1;
     this.hasData = false;
@@ -75,7 +67,8 @@ export class Timeline {
     this.showMemory = true;
     this.comm = 0;
     this.version = 0;
-    this.layer = null;  // the cells, strips and axis, drawn once per view (see draw)
+    this.layer = null;     // the cells, strips and axis, drawn once per view (see draw)
+    this.labelJob = null;  // the layer's labels still to draw (drawLabelSlice)
     this.plot = new Plot(canvas, (ctx, w, h) => this.draw(ctx, w, h));
     this.table = new DataTable(canvas, 'each device\'s busy and idle time', () => this.summary());
     attachInput(this);
@@ -85,13 +78,13 @@ export class Timeline {
   summary() {
     if (!this.hasData) return null;
     const rows = [];
-    for (const {title, layout, schedule} of this.blocks) {
-      const act = schedule.peak_activation || [];
+    for (const {title, layout, info} of this.blocks) {
+      const act = info.peak_activation || [];
       for (let d = 0; d < layout.devices; ++d) {
-        const busy =
-            (layout.rows[d] ||
-             []).reduce((sum, s) => sum + (layout.slots[s].end - layout.slots[s].start), 0);
-        const idle = (layout.gaps[d] || []).reduce((sum, [t0, t1]) => sum + (t1 - t0), 0);
+        const [first, last] = rowRange(layout, d);
+        let busy = 0;
+        for (let s = first; s < last; ++s) busy += layout.slotEnd[s] - layout.slotStart[s];
+        const idle = gapsOf(layout, d).reduce((sum, [t0, t1]) => sum + (t1 - t0), 0);
         rows.push([
           title, d, this.formatTime(layout.makespan), this.formatTime(busy), this.formatTime(idle),
           act[d] === undefined ? '–' : (this.formatMemory || fmt)(act[d])
@@ -104,17 +97,24 @@ export class Timeline {
     };
   }
 
-  /** Shows schedules (1 or 2) on one time axis; keeps the zoom when asked. */
+  /**
+   * Shows schedules (1 or 2) on one time axis; keeps the zoom when asked.
+   * An entry is {schedule} (the core's schedule object) or {summary,
+   * layout} (its numbers and its packed layout, layout.mjs), with an
+   * optional title.
+   */
   setSchedules(entries, {comm = 0, keepZoom = false} = {}) {
-    const block = (e) => ({
-      schedule: e.schedule,
-      title: e.title || e.schedule.name,
-      layout: layoutOf(e.schedule),
-    });
-    this.blocks = entries.filter((e) => e && e.schedule).map(block);
+    const block = (e) => {
+      const info = e.layout ? e.summary : e.schedule;
+      return {info, title: e.title || info.name, layout: e.layout || layoutOf(e.schedule)};
+    };
+    this.blocks = entries.filter((e) => e && (e.layout ? e.summary : e.schedule)).map(block);
     ++this.version;  // the cached layer is stale
     this.comm = comm;
-    this.canvas.dataset.schedules = this.blocks.map((b) => b.schedule.name).join(',');
+    const data = this.canvas.dataset;
+    data.schedules = this.blocks.map((b) => b.info.name).join(',');
+    delete data.cells;  // until the new layer's labels are drawn
+    delete data.labelled;
     const max = Math.max(1e-9, ...this.blocks.map((b) => b.layout.makespan));
     // A zoomed view stays (clamped) when asked; a whole view follows the new makespan.
     const zoomed = this.hasData && this.zoomed;
@@ -162,7 +162,8 @@ export class Timeline {
       const g = {titleY: y, rowsTop: y + TITLE_H, row, track, devices: n};
       g.rowsBottom = g.rowsTop + n * row;
       g.memTop = g.rowsBottom + 18;
-      g.memBottom = this.showMemory && block.schedule.memory ? g.memTop + n * track : g.rowsBottom;
+      g.memBottom =
+          this.showMemory && block.layout.memDevices > 0 ? g.memTop + n * track : g.rowsBottom;
       y = g.memBottom + 10;
       return g;
     });
@@ -217,29 +218,67 @@ export class Timeline {
 
   // The cells, labels, strips and axis; what was drawn goes to data-*
   // attributes for the tests: layer-draws (how often the layer was drawn),
-  // cells (those wide enough for a digit) and labelled (those that got their
-  // micro-batch), row-labels and strip-labels (the labels' y positions).
+  // painted (cells painted), cells (those wide enough for a digit) and
+  // labelled (those that got their micro-batch; both set once every label
+  // is drawn), row-labels and strip-labels (the labels' y positions).
   drawLayer(ctx, x, width, geo) {
-    if (!this.pattern) this.pattern = hatch(ctx);
     this.drawGrid(ctx, x, width, geo);
-    const drawn = {cells: 0, labelled: 0, rowLabels: [], stripLabels: []};
+    const drawn = {painted: 0, rowLabels: [], stripLabels: [], labels: []};
     this.blocks.forEach((block, i) => this.drawBlock(ctx, block, geo[i], x, width, drawn));
     this.drawAxis(ctx, x, width, geo[geo.length - 1].memBottom + 4);
     const data = this.canvas.dataset;
     data.layerDraws = String(Number(data.layerDraws || 0) + 1);
-    data.cells = String(drawn.cells);
-    data.labelled = String(drawn.labelled);
+    data.painted = String(drawn.painted);
     data.rowLabels = drawn.rowLabels.map((y) => y.toFixed(1)).join(',');
     data.stripLabels = drawn.stripLabels.map((y) => y.toFixed(1)).join(',');
+    delete data.cells;
+    delete data.labelled;
+    this.labelJob =
+        {key: this.layerKey, parts: drawn.labels, part: 0, next: 0, cells: 0, labelled: 0};
+    this.drawLabelSlice(ctx);
+  }
+
+  // Draws the layer's labels for at most LABEL_SLICE_MS; the rest follow in
+  // later tasks (each shows on the next frame), unless the layer changed.
+  drawLabelSlice(ctx) {
+    const job = this.labelJob;
+    const started = performance.now();
+    while (job.part < job.parts.length) {
+      const {labels, clip} = job.parts[job.part];
+      const count = labels.length / LABEL_STRIDE;
+      ctx.save();
+      ctx.beginPath();
+      ctx.rect(clip.left, clip.top, clip.right - clip.left, clip.bottom - clip.top);
+      ctx.clip();
+      while (job.next < count && performance.now() - started < LABEL_SLICE_MS) {
+        const to = Math.min(count, job.next + LABEL_BATCH);
+        drawLabels(ctx, labels, job.next, to, job);
+        job.next = to;
+      }
+      ctx.restore();
+      if (job.next < count) {
+        setTimeout(() => {
+          if (this.labelJob !== job || this.layerKey !== job.key) return;
+          this.drawLabelSlice(this.layer.getContext('2d'));
+          this.plot.request();
+        }, 0);
+        return;
+      }
+      ++job.part;
+      job.next = 0;
+    }
+    this.labelJob = null;
+    this.canvas.dataset.cells = String(job.cells);
+    this.canvas.dataset.labelled = String(job.labelled);
   }
 
   drawHighlight(ctx, hover, g, x, width) {
-    const slot = hover.layout.slots[hover.slot];
+    const {layout, slot} = hover;
     const [t0, t1] = this.domain;
-    if (slot.end < t0 || slot.start > t1) return;
-    const x0 = x(slot.start);
-    const x1 = x(slot.end);
-    const y = g.rowsTop + slot.device * g.row;
+    if (layout.slotEnd[slot] < t0 || layout.slotStart[slot] > t1) return;
+    const x0 = x(layout.slotStart[slot]);
+    const x1 = x(layout.slotEnd[slot]);
+    const y = g.rowsTop + layout.slotDevice[slot] * g.row;
     ctx.save();
     ctx.beginPath();
     ctx.rect(LEFT, g.rowsTop, width - RIGHT - LEFT, g.rowsBottom - g.rowsTop);
@@ -288,7 +327,7 @@ export class Timeline {
   }
 
   drawBlock(ctx, block, g, x, width, drawn) {
-    const {layout, schedule} = block;
+    const {layout, info} = block;
     const [t0, t1] = this.domain;
     const left = LEFT;
     const right = width - RIGHT;
@@ -301,34 +340,16 @@ export class Timeline {
     const titleWidth = ctx.measureText(block.title).width;
     ctx.fillStyle = COLORS.muted;
     ctx.font = FONT;
-    const above = block === this.blocks[0] ? null : this.blocks[0].schedule;
+    const above = block === this.blocks[0] ? null : this.blocks[0].info;
     ctx.fillText(
-        blockSummary(schedule, above, this.formatTime, this.formatMemory), left + titleWidth + 16,
+        blockSummary(info, above, this.formatTime, this.formatMemory), left + titleWidth + 16,
         g.titleY + TITLE_H / 2 - 1);
-    ctx.beginPath();
-    ctx.rect(left, g.rowsTop, right - left, g.rowsBottom - g.rowsTop);
-    ctx.clip();
-    ctx.fillStyle = this.pattern;
-    for (let d = 0; d < layout.devices; ++d) {  // idle gaps: hatched
-      const y = g.rowsTop + d * g.row;
-      for (const [a, b] of layout.gaps[d]) {
-        if (b < t0 || a > t1) continue;
-        ctx.fillRect(x(a), y + 1, x(b) - x(a), g.row - 2);
-      }
-    }
-    const batch = new CellBatch();
-    for (let d = 0; d < layout.devices; ++d) {
-      const [first, last] = visibleRange(layout, d, t0, t1);
-      const y = g.rowsTop + d * g.row;
-      for (let k = first; k < last; ++k) {
-        const slot = layout.slots[layout.rows[d][k]];
-        batch.cell(layout, slot, x(slot.start), x(slot.end), y, g.row);
-      }
-    }
-    batch.flush(ctx);
-    drawn.cells += batch.cells;
-    drawn.labelled += batch.labelled;
     ctx.restore();
+    // Cells and idle gaps as pixels; their labels are drawn in slices later.
+    const {labels, painted} =
+        paintCells(ctx, layout, {left, right, top: g.rowsTop, row: g.row}, x, [t0, t1]);
+    drawn.painted += painted;
+    drawn.labels.push({labels, clip: {left, right, top: g.rowsTop, bottom: g.rowsBottom}});
     ctx.save();
     ctx.fillStyle = COLORS.muted;
     ctx.font = FONT;
@@ -346,7 +367,8 @@ export class Timeline {
     ctx.restore();
     if (g.memBottom > g.rowsBottom) {
       drawn.stripLabels.push(...drawMemoryTracks(
-          ctx, schedule, {left, right, top: g.memTop}, g.track, x, this.domain, this.formatMemory));
+          ctx, info, layout, {left, right, top: g.memTop}, g.track, x, this.domain,
+          this.formatMemory));
       ctx.save();
       ctx.fillStyle = COLORS.muted;
       ctx.textAlign = 'left';
@@ -363,15 +385,13 @@ export class Timeline {
   drawArrows(ctx, hover, g, x) {
     const {layout} = hover;
     const {preds, succs} = arrowsOf(layout, hover.slot, this.comm);
-    const ops = layout.ops;
+    const {opDevice, opStart, opEnd} = layout;
     const one = (arc, color) => {
-      const from = ops[arc.from];
-      const to = ops[arc.to];
-      const ya = this.rowCenter(g, from.device);
-      const yb = this.rowCenter(g, to.device);
-      const xa = x(from.end);
-      const xd = x(from.end + arc.delay);
-      const xb = x(to.start);
+      const ya = this.rowCenter(g, opDevice[arc.from]);
+      const yb = this.rowCenter(g, opDevice[arc.to]);
+      const xa = x(opEnd[arc.from]);
+      const xd = x(opEnd[arc.from] + arc.delay);
+      const xb = x(opStart[arc.to]);
       ctx.strokeStyle = color;
       ctx.fillStyle = color;
       ctx.lineWidth = 1.5;
