@@ -81,12 +81,14 @@ function scratchOf(width, height) {
 }
 
 /**
- * Paints device rows of `layout` into ctx: box {left, right, top, row} in
- * CSS px (rows of `row` px from `top`), x the time scale, [t0, t1] the time
- * in view. Returns the labels to draw (labelsOf's list, for drawLabels) and
- * the number of cells painted.
+ * A painter of `layout`'s rows into ctx: box {left, right, top, row} in CSS
+ * px (rows of `row` px from `top`), x the time scale, [t0, t1] the time in
+ * view. Its paint(d0, d1) paints devices [d0, d1) (the caller spreads the
+ * rows over tasks; one painter at a time, as they share one image); its
+ * labels (LABEL_STRIDE values each, for drawLabels) and painted (cells
+ * painted) grow as it goes.
  */
-export function paintCells(ctx, layout, box, x, [t0, t1]) {
+export function cellPainter(ctx, layout, box, x, [t0, t1]) {
   const ratio = ctx.getTransform().a || 1;
   const X0 = Math.round(box.left * ratio);
   const Y0 = Math.round(box.top * ratio);
@@ -120,7 +122,7 @@ export function paintCells(ctx, layout, box, x, [t0, t1]) {
   const gap = pixelsOf(GAP_HATCH).plain;
   const border = pixelsOf(PAIR_BORDER).plain;
   const labels = [];
-  let painted = 0;
+  const painter = {labels, painted: 0, paint};
   const {slotStart, slotEnd, slotKind, slotF, slotB, slotOps, slotOpsStart} = layout;
   const {opChunk, opDirection, opMicro} = layout;
   const colorAt = (op, kind) => {
@@ -132,7 +134,20 @@ export function paintCells(ctx, layout, box, x, [t0, t1]) {
     labels.push(
         String(opMicro[op]), x0, x1, cy + 0.5, LIGHT.has(color.hex) ? '#111827' : '#ffffff');
   };
-  for (let d = 0; d < layout.devices; ++d) {
+  const offscreen = canvas.getContext('2d');
+  function paint(d0, d1) {
+    for (let d = d0; d < d1; ++d) paintRow(d);
+    // Only these rows' band goes to the canvas.
+    const a = Math.max(0, dy(box.top + d0 * box.row));
+    const b = Math.min(height, dy(box.top + d1 * box.row));
+    if (b <= a) return;
+    offscreen.putImageData(image, 0, 0, 0, a, width, b - a);
+    ctx.save();
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
+    ctx.drawImage(canvas, 0, a, width, b - a, X0, Y0 + a, width, b - a);
+    ctx.restore();
+  }
+  function paintRow(d) {
     const y = box.top + d * box.row;
     // Idle gaps: a light hatch with nothing under it (the grid shows through).
     for (let g = layout.gapStart[d]; g < layout.gapStart[d + 1]; ++g) {
@@ -154,7 +169,7 @@ export function paintCells(ctx, layout, box, x, [t0, t1]) {
         x0 += 0.5;
         x1 -= 0.5;
       }
-      ++painted;
+      ++painter.painted;
       const kind = slotKind[s];
       if (kind === FB && slotF[s] >= 0 && slotB[s] >= 0) {
         const mid = (x0 + x1) / 2;
@@ -185,20 +200,14 @@ export function paintCells(ctx, layout, box, x, [t0, t1]) {
       label(main, x0, x1, cy, c);
     }
   }
-  const offscreen = canvas.getContext('2d');
-  offscreen.putImageData(image, 0, 0);
-  ctx.save();
-  ctx.setTransform(1, 0, 0, 1, 0, 0);
-  ctx.drawImage(canvas, X0, Y0);
-  ctx.restore();
-  return {labels, painted};
+  return painter;
 }
 
-/** Values per label in paintCells' list: text, x0, x1, y, colour. */
+/** Values per label in a painter's list: text, x0, x1, y, colour. */
 export const LABEL_STRIDE = 5;
 
 /**
- * Draws labels [from, to) of a paintCells list (indices in labels, not
+ * Draws labels [from, to) of a painter's list (indices in labels, not
  * values); `counts` {cells, labelled, widths} accumulates the cells that
  * should carry a label and those that got one (each in the first font its
  * text fits in, or the last one condensed). Font widths are cached in

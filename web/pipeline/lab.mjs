@@ -274,10 +274,11 @@ function renderLists() {
   fillSelect($('pl-compare-select'), names.filter((n) => n !== app.shown), app.stacked, 'none');
   const extras =
       EXTRA.filter((n) => app.extra.has(n)).map((n) => ({...summaryOf(app.extra.get(n)), name: n}));
-  compare.setRows(compareRows(
-      app.list, new Map([...app.schedules].map(([k, v]) => [k, v.error ? v : summaryOf(v)])),
-      extras));
-  compare.select(app.shown, app.stacked);
+  compare.setRows(
+      compareRows(
+          app.list, new Map([...app.schedules].map(([k, v]) => [k, v.error ? v : summaryOf(v)])),
+          extras),
+      app.shown, app.stacked);
 }
 
 // What the timeline draws of an entry: the worker's packed layout with the

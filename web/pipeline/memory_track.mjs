@@ -45,10 +45,12 @@ function stepPath(ctx, t, v, x, y, base, [t0, t1], [left, right]) {
  * trackHeight per device, x the time scale, [t0, t1] the visible domain;
  * a device's peak is written by `format` (a plain number by default) at the
  * strip's left, on every strip while they are at least LABEL_PX tall and on
- * every k-th one below that (p >= 32), so labels never overlap. Returns the
- * labels' y positions.
+ * every k-th one below that (p >= 32), so labels never overlap. [d0, d1):
+ * the devices to draw (all by default; the timeline spreads them over
+ * tasks). Returns the labels' y positions.
  */
-export function drawMemoryTracks(ctx, info, layout, box, trackHeight, x, [t0, t1], format = fmt) {
+export function drawMemoryTracks(
+    ctx, info, layout, box, trackHeight, x, [t0, t1], format = fmt, [d0, d1] = [0, Infinity]) {
   const devices = layout.memDevices;
   const top = memoryMax(info);
   const caps = capOf(info);
@@ -57,7 +59,7 @@ export function drawMemoryTracks(ctx, info, layout, box, trackHeight, x, [t0, t1
   const every = Math.ceil(LABEL_PX / trackHeight);
   const labels = [];
   ctx.save();
-  for (let d = 0; d < devices; ++d) {
+  for (let d = d0; d < Math.min(d1, devices); ++d) {
     const y0 = box.top + d * trackHeight;
     const h = trackHeight - 3;
     const y = (v) => y0 + h - (v / top) * h;

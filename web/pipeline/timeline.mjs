@@ -11,13 +11,14 @@
 // as packed layouts (layout.mjs; the pipeline worker makes them) with their
 // numbers, or as schedule objects packed here (the plan lab's); the cells
 // are painted as pixels (cells.mjs) and their labels drawn in slices of at
-// most LABEL_SLICE_MS, one task each, so no draw holds the page long.
+// most SLICE_MS, one task each (with the rest of the layer), so no draw
+// holds the page long.
 import {DataTable} from '../data_table.mjs';
 import {COLORS, FONT, Plot} from '../plots/canvas.mjs';
 import {linearScale} from '../plots/scales.mjs';
 
-import {drawLabels, LABEL_STRIDE, paintCells, PALETTE, REVERSE_HATCH} from './cells.mjs';
-import {arrowsOf, buildLayout, clampDomain, gapsOf, panDomain, rowRange, slotAt, zoomDomain} from './layout.mjs';
+import {cellPainter, drawLabels, LABEL_STRIDE, PALETTE, REVERSE_HATCH} from './cells.mjs';
+import {arrowsOf, buildLayout, clampDomain, gapsOf, panDomain, rowRange, slotAt, visibleRange, zoomDomain} from './layout.mjs';
 import {drawMemoryTracks, MEMORY_LEGEND} from './memory_track.mjs';
 import {attachInput, tooltipText} from './timeline_input.mjs';
 
@@ -29,8 +30,30 @@ const LABEL_PX = 12;  // the least distance between two row or strip labels (11 
 const ARROW_IN = '#111827';
 const ARROW_OUT = '#7c3aed';
 const DELAY = '#db2777';
-const LABEL_SLICE_MS = 12;  // label drawing per task (a zoomed p 64 view has thousands)
-const LABEL_BATCH = 256;    // labels drawn between two looks at the clock
+// The layer is drawn in steps, SLICE_MS of them per task: a p 64, m 512
+// schedule's (100k cells, 64 strips, thousands of labels zoomed in) never
+// holds the page for long, wherever it runs.
+const SLICE_MS = 8;
+const CELLS_PER_STEP = 1500;  // cells and gaps painted by one step
+const LABEL_BATCH = 128;      // labels drawn by one step
+const TRACKS_PER_STEP = 2;    // memory strips drawn by one step
+
+// Splits [0, n) into consecutive ranges of about `limit` weight each.
+function spans(n, weight, limit) {
+  const out = [];
+  let first = 0;
+  let sum = 0;
+  for (let d = 0; d < n; ++d) {
+    sum += weight(d);
+    if (sum >= limit) {
+      out.push([first, d + 1]);
+      first = d + 1;
+      sum = 0;
+    }
+  }
+  if (first < n) out.push([first, n]);
+  return out;
+}
 
 const fmt = (v) => String(Number(Number(v).toPrecision(6)));
 
@@ -68,7 +91,7 @@ export class Timeline {
     this.comm = 0;
     this.version = 0;
     this.layer = null;     // the cells, strips and axis, drawn once per view (see draw)
-    this.labelJob = null;  // the layer's labels still to draw (drawLabelSlice)
+    this.layerJob = null;  // the layer's steps still to run (runLayer)
     this.plot = new Plot(canvas, (ctx, w, h) => this.draw(ctx, w, h));
     this.table = new DataTable(canvas, 'each device\'s busy and idle time', () => this.summary());
     attachInput(this);
@@ -109,6 +132,7 @@ export class Timeline {
       return {info, title: e.title || info.name, layout: e.layout || layoutOf(e.schedule)};
     };
     this.blocks = entries.filter((e) => e && (e.layout ? e.summary : e.schedule)).map(block);
+    this.layerJob = null;
     ++this.version;  // the cached layer is stale
     this.comm = comm;
     const data = this.canvas.dataset;
@@ -216,60 +240,52 @@ export class Timeline {
     return true;
   }
 
-  // The cells, labels, strips and axis; what was drawn goes to data-*
-  // attributes for the tests: layer-draws (how often the layer was drawn),
-  // painted (cells painted), cells (those wide enough for a digit) and
-  // labelled (those that got their micro-batch; both set once every label
-  // is drawn), row-labels and strip-labels (the labels' y positions).
+  // The cells, labels, strips and axis, as steps run in slices (runLayer);
+  // what was drawn goes to data-* attributes for the tests: layer-draws
+  // (how often a layer was started), then once it is whole, painted (cells
+  // painted), step-cells (the most painted by one step: what one task may
+  // hold), cells (those wide enough for a digit) and labelled (those that
+  // got their micro-batch), row-labels and strip-labels (the labels' y
+  // positions).
   drawLayer(ctx, x, width, geo) {
-    this.drawGrid(ctx, x, width, geo);
-    const drawn = {painted: 0, rowLabels: [], stripLabels: [], labels: []};
-    this.blocks.forEach((block, i) => this.drawBlock(ctx, block, geo[i], x, width, drawn));
-    this.drawAxis(ctx, x, width, geo[geo.length - 1].memBottom + 4);
     const data = this.canvas.dataset;
     data.layerDraws = String(Number(data.layerDraws || 0) + 1);
-    data.painted = String(drawn.painted);
-    data.rowLabels = drawn.rowLabels.map((y) => y.toFixed(1)).join(',');
-    data.stripLabels = drawn.stripLabels.map((y) => y.toFixed(1)).join(',');
-    delete data.cells;
-    delete data.labelled;
-    this.labelJob =
-        {key: this.layerKey, parts: drawn.labels, part: 0, next: 0, cells: 0, labelled: 0};
-    this.drawLabelSlice(ctx);
+    for (const key of ['painted', 'stepCells', 'cells', 'labelled']) delete data[key];
+    const drawn = {painted: 0, stepCells: 0, cells: 0, labelled: 0, rowLabels: [], stripLabels: []};
+    const steps = [() => this.drawGrid(ctx, x, width, geo)];
+    this.blocks.forEach(
+        (block, i) => steps.push(...this.blockSteps(ctx, block, geo[i], x, width, drawn)));
+    steps.push(() => {
+      this.drawAxis(ctx, x, width, geo[geo.length - 1].memBottom + 4);
+      data.painted = String(drawn.painted);
+      data.stepCells = String(drawn.stepCells);
+      data.cells = String(drawn.cells);
+      data.labelled = String(drawn.labelled);
+      data.rowLabels = drawn.rowLabels.map((y) => y.toFixed(1)).join(',');
+      data.stripLabels = drawn.stripLabels.map((y) => y.toFixed(1)).join(',');
+    });
+    this.layerJob = {steps, next: 0};
+    this.runLayer(ctx);
   }
 
-  // Draws the layer's labels for at most LABEL_SLICE_MS; the rest follow in
-  // later tasks (each shows on the next frame), unless the layer changed.
-  drawLabelSlice(ctx) {
-    const job = this.labelJob;
+  // Runs the layer's steps (a step returning false is called again) for at
+  // most SLICE_MS; the rest follow in later tasks, each shown on the next
+  // frame, unless another layer replaced this one.
+  runLayer(ctx) {
+    const job = this.layerJob;
     const started = performance.now();
-    while (job.part < job.parts.length) {
-      const {labels, clip} = job.parts[job.part];
-      const count = labels.length / LABEL_STRIDE;
-      ctx.save();
-      ctx.beginPath();
-      ctx.rect(clip.left, clip.top, clip.right - clip.left, clip.bottom - clip.top);
-      ctx.clip();
-      while (job.next < count && performance.now() - started < LABEL_SLICE_MS) {
-        const to = Math.min(count, job.next + LABEL_BATCH);
-        drawLabels(ctx, labels, job.next, to, job);
-        job.next = to;
-      }
-      ctx.restore();
-      if (job.next < count) {
+    while (job.next < job.steps.length) {
+      if (job.steps[job.next]() !== false) ++job.next;
+      if (job.next < job.steps.length && performance.now() - started >= SLICE_MS) {
         setTimeout(() => {
-          if (this.labelJob !== job || this.layerKey !== job.key) return;
-          this.drawLabelSlice(this.layer.getContext('2d'));
+          if (this.layerJob !== job) return;
+          this.runLayer(ctx);
           this.plot.request();
         }, 0);
         return;
       }
-      ++job.part;
-      job.next = 0;
     }
-    this.labelJob = null;
-    this.canvas.dataset.cells = String(job.cells);
-    this.canvas.dataset.labelled = String(job.labelled);
+    this.layerJob = null;
   }
 
   drawHighlight(ctx, hover, g, x, width) {
@@ -326,11 +342,66 @@ export class Timeline {
     ctx.restore();
   }
 
-  drawBlock(ctx, block, g, x, width, drawn) {
+  // A block's steps: its title, its rows' cells (about CELLS_PER_STEP
+  // each), their labels (LABEL_BATCH per call), the row labels and frame,
+  // and its memory strips (TRACKS_PER_STEP each).
+  blockSteps(ctx, block, g, x, width, drawn) {
     const {layout, info} = block;
     const [t0, t1] = this.domain;
     const left = LEFT;
     const right = width - RIGHT;
+    const steps = [() => this.drawTitle(ctx, block, g, left)];
+    let painter = null;  // made by the first row step: blocks share one image
+    const box = {left, right, top: g.rowsTop, row: g.row};
+    const cellsOf = (d) => {
+      const [first, last] = visibleRange(layout, d, t0, t1);
+      return last - first + layout.gapStart[d + 1] - layout.gapStart[d] + 1;
+    };
+    for (const [d0, d1] of spans(layout.devices, cellsOf, CELLS_PER_STEP)) {
+      steps.push(() => {
+        if (!painter) painter = cellPainter(ctx, layout, box, x, [t0, t1]);
+        const before = painter.painted;
+        painter.paint(d0, d1);
+        drawn.stepCells = Math.max(drawn.stepCells, painter.painted - before);
+      });
+    }
+    let next = 0;  // the next label
+    steps.push(() => {
+      if (!painter) return true;
+      if (next === 0) drawn.painted += painter.painted;
+      const count = painter.labels.length / LABEL_STRIDE;
+      const to = Math.min(count, next + LABEL_BATCH);
+      ctx.save();
+      ctx.beginPath();
+      ctx.rect(left, g.rowsTop, right - left, g.rowsBottom - g.rowsTop);
+      ctx.clip();
+      drawLabels(ctx, painter.labels, next, to, drawn);
+      ctx.restore();
+      next = to;
+      return next >= count;
+    });
+    steps.push(() => this.drawRowLabels(ctx, layout, g, left, right, drawn));
+    if (g.memBottom > g.rowsBottom) {
+      const memBox = {left, right, top: g.memTop};
+      for (const range of spans(layout.memDevices, () => 1, TRACKS_PER_STEP)) {
+        steps.push(() => {
+          drawn.stripLabels.push(...drawMemoryTracks(
+              ctx, info, layout, memBox, g.track, x, this.domain, this.formatMemory, range));
+        });
+      }
+      steps.push(() => {
+        ctx.save();
+        ctx.fillStyle = COLORS.muted;
+        ctx.textAlign = 'left';
+        ctx.textBaseline = 'bottom';
+        ctx.fillText('memory per device (peak at left; dashed: the cap)', left, g.memTop - 3);
+        ctx.restore();
+      });
+    }
+    return steps;
+  }
+
+  drawTitle(ctx, block, g, left) {
     ctx.save();
     ctx.fillStyle = COLORS.ink;
     ctx.font = `600 ${FONT}`;
@@ -342,14 +413,12 @@ export class Timeline {
     ctx.font = FONT;
     const above = block === this.blocks[0] ? null : this.blocks[0].info;
     ctx.fillText(
-        blockSummary(info, above, this.formatTime, this.formatMemory), left + titleWidth + 16,
+        blockSummary(block.info, above, this.formatTime, this.formatMemory), left + titleWidth + 16,
         g.titleY + TITLE_H / 2 - 1);
     ctx.restore();
-    // Cells and idle gaps as pixels; their labels are drawn in slices later.
-    const {labels, painted} =
-        paintCells(ctx, layout, {left, right, top: g.rowsTop, row: g.row}, x, [t0, t1]);
-    drawn.painted += painted;
-    drawn.labels.push({labels, clip: {left, right, top: g.rowsTop, bottom: g.rowsBottom}});
+  }
+
+  drawRowLabels(ctx, layout, g, left, right, drawn) {
     ctx.save();
     ctx.fillStyle = COLORS.muted;
     ctx.font = FONT;
@@ -365,17 +434,6 @@ export class Timeline {
     ctx.strokeStyle = COLORS.line || '#cbd5e1';
     ctx.strokeRect(left + 0.5, g.rowsTop + 0.5, right - left - 1, g.rowsBottom - g.rowsTop);
     ctx.restore();
-    if (g.memBottom > g.rowsBottom) {
-      drawn.stripLabels.push(...drawMemoryTracks(
-          ctx, info, layout, {left, right, top: g.memTop}, g.track, x, this.domain,
-          this.formatMemory));
-      ctx.save();
-      ctx.fillStyle = COLORS.muted;
-      ctx.textAlign = 'left';
-      ctx.textBaseline = 'bottom';
-      ctx.fillText('memory per device (peak at left; dashed: the cap)', left, g.memTop - 3);
-      ctx.restore();
-    }
   }
 
   rowCenter(g, device) {
