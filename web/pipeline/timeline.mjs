@@ -220,8 +220,10 @@ export class Timeline {
     if (!this.layer || this.layerKey !== key) {
       this.layerKey = key;
       this.layer = this.layer || document.createElement('canvas');
-      this.layer.width = ctx.canvas.width;
-      this.layer.height = ctx.canvas.height;
+      // Resized only when the size changed: setting a canvas's size
+      // reallocates its pixels even when it stays the same.
+      if (this.layer.width !== ctx.canvas.width) this.layer.width = ctx.canvas.width;
+      if (this.layer.height !== ctx.canvas.height) this.layer.height = ctx.canvas.height;
       const lc = this.layer.getContext('2d');
       lc.setTransform(ratio, 0, 0, ratio, 0, 0);
       lc.fillStyle = '#fff';
