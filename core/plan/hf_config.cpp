@@ -5,6 +5,7 @@
 // MistralConfig, Qwen2Config and MixtralConfig.
 #include <algorithm>
 #include <array>
+#include <cstdio>
 
 #include "core/json_doc.h"
 #include "core/plan/inputs.h"
@@ -30,6 +31,29 @@ const std::array<const char*, 5> kModelTypes = {"gpt2", "llama", "mistral", "qwe
 // Optional keys may also be written as null (GPT-2's "n_inner": null means
 // 4h; newer Llama configs write "head_dim" explicitly, older ones omit it).
 bool given(const JsonAt& at) { return at.exists() && !at.is(Kind::kNull); }
+
+// Each field has its range, but their products do not: 100,000 layers of
+// hidden size 2^20 make about 10^18 parameters, whose bytes wrap int64 in
+// the memory model and would read as a plan that fits in 0 GB. The
+// parameter count is bounded here, in floating point, before any exact
+// count is formed (formulas.h): 10^15 is over 2,000 times Llama 3's 405B,
+// and 16 bytes of mixed-precision state for each stay far below 2^63.
+constexpr double kMaxParameters = 1e15;
+
+Status check_size(const JsonAt& layers_at, const Transformer& m, const char* hidden_key) {
+  const double h = static_cast<double>(m.hidden);
+  const double attention =
+      h * static_cast<double>(m.head_dim) * (2.0 * m.heads + 2.0 * std::max(1, m.kv_heads));
+  const double ffn = (m.ffn == Ffn::kSwiGlu ? 3.0 : 2.0) * h * static_cast<double>(m.ffn_hidden) *
+                     std::max(1, m.experts);
+  const double total =
+      static_cast<double>(m.layers) * (attention + ffn) + 2.0 * static_cast<double>(m.vocab) * h;
+  if (total <= kMaxParameters) return Status::ok();
+  char found[160];
+  std::snprintf(found, sizeof found, "about %.3g parameters (%d layers of %s %lld)", total,
+                m.layers, hidden_key, static_cast<long long>(m.hidden));
+  return layers_at.error("a model of at most 10^15 parameters", found);
+}
 
 std::string file_stem(const std::string& source) {
   const size_t slash = source.find_last_of("/\\");
@@ -66,6 +90,8 @@ Result<Transformer> read_gpt2(const JsonAt& root, Transformer m) {
   m.norm = Norm::kLayerNorm;
   m.linear_biases = true;
   m.dropout = attn_pdrop > 0 || resid_pdrop > 0;
+  Status size = check_size(root["n_layer"], m, "n_embd");
+  if (!size.is_ok()) return size;
   return m;
 }
 
@@ -126,6 +152,8 @@ Result<Transformer> read_llama_like(const JsonAt& root, Transformer m) {
   m.out_bias = m.family != "qwen2" && attention_bias;
   m.max_positions = 0;
   m.dropout = attention_dropout > 0;
+  Status size = check_size(root["num_hidden_layers"], m, "hidden_size");
+  if (!size.is_ok()) return size;
   return m;
 }
 

@@ -170,6 +170,15 @@ TEST_CASE("plan hf config: exact messages for bad configs") {
  "vocab_size": 50257})") ==
         "config.json:1:64 (byte 63): at n_head: expected a divisor of n_embd (768), found the "
         "number 10");
+  // Every field in range, their product not: 10^18 parameters would wrap
+  // the memory model's int64 bytes into a plan that "fits" in 0 GB.
+  CHECK(error_of(R"({"model_type": "gpt2", "n_embd": 1048576, "n_layer": 100000, "n_head": 16,
+ "vocab_size": 50257})") ==
+        "config.json:1:54 (byte 53): at n_layer: expected a model of at most 10^15 parameters, "
+        "found about 1.32e+18 parameters (100000 layers of n_embd 1048576)");
+  REQUIRE(read_hf_config("config.json", R"({"model_type": "gpt2", "n_embd": 16384,
+ "n_layer": 1000, "n_head": 128, "vocab_size": 50257})")
+              .is_ok());
   CHECK(error_of(R"({"model_type": "gpt2", "n_embd": 768, "n_layer": 12, "n_head": 12,
  "vocab_size": 50257, "tie_word_embeddings": "yes"})") ==
         "config.json:2:46 (byte 112): at tie_word_embeddings: expected true or false, found the "
