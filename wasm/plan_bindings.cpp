@@ -155,8 +155,11 @@ class SteppedRun {
   // The answer so far, as `shardlab plan --json` prints it (all of it when
   // the run finished), with what the page shows beside it: {json, megatron,
   // megatronNotes, torchtitan, timeline (schedule JSON, or null),
-  // timelineError}. The exports are null for an einsum model.
-  val finish() { return answer(run_->finish(), true); }
+  // timelineError}. The exports are null for an einsum model. Without
+  // with_timeline (a Stop: the answer is due at once) the timeline is not
+  // simulated and timelineError says so: on a long pipeline its simulation
+  // and JSON take seconds.
+  val finish(bool with_timeline) { return answer(run_->finish(), with_timeline); }
 
   // Once the plan is evaluated (before the why-not rows and sizing end):
   // the answer so far in finish()'s shape, without the timeline (its
@@ -188,7 +191,11 @@ class SteppedRun {
       out.set("megatronNotes", strings(megatron_notes(plan, training_, model_.transformer)));
       out.set("torchtitan", torchtitan_toml(plan, training_));
     }
-    if (!with_timeline) return ok(out);
+    if (!with_timeline) {
+      out.set("timelineError", std::string("The timeline is not drawn for a stopped run: press "
+                                           "Plan to plan again."));
+      return ok(out);
+    }
     // The pipeline lab's own view of the winning plan: its schedule run on
     // the stages' times (microseconds) and memory (bytes).
     Result<pipeline::ScheduleResult> timeline =
