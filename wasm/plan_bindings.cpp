@@ -17,7 +17,6 @@
 //   tests/wasm/plan.test.mjs compares finish()'s JSON with `parity_native cli plan ... --json`.
 #include <emscripten/bind.h>
 
-#include <chrono>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -124,10 +123,12 @@ class SteppedRun {
         training_(training),
         search_limit_s_(search_time_limit_s(options)),
         run_(std::make_shared<PlanRun>(costs_.get(), cluster, training, fix, options)) {
-    // A step of the main search ends once kSliceMs have passed (after the
-    // unit running then: a few block solves or one simulation), so that the
-    // worker's loop gets back to its event loop, and a STOP, in time.
-    run_->set_yield([end = slice_end_] { return Clock::now() > *end; });
+    // Every step is one unit of its phase, with two long parts at most (a
+    // block solve, a schedule order, a simulation: plan.h's yield; the rest
+    // waits for the next step), so that the worker's loop, which calls
+    // step() until its slice of time is over, gets back to its event loop,
+    // and a STOP, in time. The answers are those of unbounded steps.
+    run_->set_yield([] { return true; });
   }
 
   const Status& status() const { return run_->status(); }
@@ -135,10 +136,7 @@ class SteppedRun {
   // One bounded step of the current phase (the worker loop's work argument is
   // not needed: PlanRun bounds its own steps); true when the main search's
   // incumbent or bound improved.
-  bool step(double) {
-    *slice_end_ = Clock::now() + std::chrono::milliseconds(kSliceMs);
-    return run_->step();
-  }
+  bool step(double) { return run_->step(); }
   bool finished() const { return run_->finished(); }
   // As the CLI's loop: at searchTimeLimitS() (a share of the run's time
   // limit) the main search ends and the evaluation and the side searches go
@@ -170,11 +168,6 @@ class SteppedRun {
   }
 
  private:
-  using Clock = std::chrono::steady_clock;
-  static constexpr int kSliceMs = 20;
-  // Shared with the yield: Embind copies this object.
-  std::shared_ptr<Clock::time_point> slice_end_ =
-      std::make_shared<Clock::time_point>(Clock::time_point::max());
   val answer(const PlanResult& result, bool with_timeline) const {
     if (!result.status.is_ok()) return failure(result.status);
     val out = val::object();
