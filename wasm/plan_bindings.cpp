@@ -17,7 +17,6 @@
 //   tests/wasm/plan.test.mjs compares finish()'s JSON with `parity_native cli plan ... --json`.
 #include <emscripten/bind.h>
 
-#include <chrono>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -124,10 +123,12 @@ class SteppedRun {
         training_(training),
         search_limit_s_(search_time_limit_s(options)),
         run_(std::make_shared<PlanRun>(costs_.get(), cluster, training, fix, options)) {
-    // A step of the main search ends once kSliceMs have passed (after the
-    // unit running then: a few block solves or one simulation), so that the
-    // worker's loop gets back to its event loop, and a STOP, in time.
-    run_->set_yield([end = slice_end_] { return Clock::now() > *end; });
+    // Every step is one unit of its phase, with two long parts at most (a
+    // block solve, a schedule order, a simulation: plan.h's yield; the rest
+    // waits for the next step), so that the worker's loop, which calls
+    // step() until its slice of time is over, gets back to its event loop,
+    // and a STOP, in time. The answers are those of unbounded steps.
+    run_->set_yield([] { return true; });
   }
 
   const Status& status() const { return run_->status(); }
@@ -135,10 +136,7 @@ class SteppedRun {
   // One bounded step of the current phase (the worker loop's work argument is
   // not needed: PlanRun bounds its own steps); true when the main search's
   // incumbent or bound improved.
-  bool step(double) {
-    *slice_end_ = Clock::now() + std::chrono::milliseconds(kSliceMs);
-    return run_->step();
-  }
+  bool step(double) { return run_->step(); }
   bool finished() const { return run_->finished(); }
   // As the CLI's loop: at searchTimeLimitS() (a share of the run's time
   // limit) the main search ends and the evaluation and the side searches go
@@ -155,8 +153,11 @@ class SteppedRun {
   // The answer so far, as `shardlab plan --json` prints it (all of it when
   // the run finished), with what the page shows beside it: {json, megatron,
   // megatronNotes, torchtitan, timeline (schedule JSON, or null),
-  // timelineError}. The exports are null for an einsum model.
-  val finish() { return answer(run_->finish(), true); }
+  // timelineError}. The exports are null for an einsum model. Without
+  // with_timeline (a Stop: the answer is due at once) the timeline is not
+  // simulated and timelineError says so: on a long pipeline its simulation
+  // and JSON take seconds.
+  val finish(bool with_timeline) { return answer(run_->finish(), with_timeline); }
 
   // Once the plan is evaluated (before the why-not rows and sizing end):
   // the answer so far in finish()'s shape, without the timeline (its
@@ -167,11 +168,6 @@ class SteppedRun {
   }
 
  private:
-  using Clock = std::chrono::steady_clock;
-  static constexpr int kSliceMs = 20;
-  // Shared with the yield: Embind copies this object.
-  std::shared_ptr<Clock::time_point> slice_end_ =
-      std::make_shared<Clock::time_point>(Clock::time_point::max());
   val answer(const PlanResult& result, bool with_timeline) const {
     if (!result.status.is_ok()) return failure(result.status);
     val out = val::object();
@@ -188,7 +184,11 @@ class SteppedRun {
       out.set("megatronNotes", strings(megatron_notes(plan, training_, model_.transformer)));
       out.set("torchtitan", torchtitan_toml(plan, training_));
     }
-    if (!with_timeline) return ok(out);
+    if (!with_timeline) {
+      out.set("timelineError", std::string("The timeline is not drawn for a stopped run: press "
+                                           "Plan to plan again."));
+      return ok(out);
+    }
     // The pipeline lab's own view of the winning plan: its schedule run on
     // the stages' times (microseconds) and memory (bytes).
     Result<pipeline::ScheduleResult> timeline =

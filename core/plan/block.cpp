@@ -731,6 +731,8 @@ Result<const BlockCost*> BlockCache::get(const BlockQuery& query) {
   return out;
 }
 
+bool BlockCache::has(const BlockQuery& query) const { return impl_->cache.count(query.key()) > 0; }
+
 int64_t BlockCache::solves() const { return impl_->solves; }
 
 }  // namespace shardlab::plan

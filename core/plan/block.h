@@ -114,7 +114,8 @@ class BlockCache {
   // The solved block (memoised); errors when the group cannot hold the
   // block's layout (e.g. tp does not divide the heads).
   Result<const BlockCost*> get(const BlockQuery& query);
-  int64_t solves() const;  // distinct solves so far
+  bool has(const BlockQuery& query) const;  // get() would answer from memory
+  int64_t solves() const;                   // distinct solves so far
 
  private:
   struct Impl;

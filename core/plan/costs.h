@@ -11,6 +11,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <tuple>
 
@@ -108,6 +109,17 @@ class PlanCosts {
   virtual double collective_s(Collective kind, int64_t bytes, GroupShape group) const = 0;
   // Seconds to send `bytes` from one GPU to another, inside a node or across.
   virtual double p2p_s(int64_t bytes, bool inter_node) const = 0;
+
+  // Work that one call of part() may do at length (a block's solve), so that
+  // a search can put it off to its next step (search.h Planner::step, the
+  // page's Stop between two steps). solves(): how many such solves so far.
+  // While a gate is set, a part() that would start one asks gate() first;
+  // false refuses it (nothing memoised: a later call solves it) and sets
+  // deferred() until the gate is set again. Costs that never work long keep
+  // these defaults.
+  virtual int64_t solves() const { return 0; }
+  virtual void set_solve_gate(std::function<bool()> gate) { (void)gate; }
+  virtual bool deferred() const { return false; }
 };
 
 }  // namespace shardlab::plan

@@ -110,6 +110,11 @@ InflightProfile zbv_budget_profile(int32_t pp) {
   return profile;
 }
 
+bool InflightCache::has(const ScheduleShape& shape, int32_t pp, int64_t microbatches) const {
+  return shape.name == "ZBV" ||
+         cache_.count(std::tuple(shape.name, pp, shape.chunks, microbatches)) > 0;
+}
+
 Result<const InflightProfile*> InflightCache::get(const ScheduleShape& shape, int32_t pp,
                                                   int64_t microbatches) {
   const auto key = std::tuple(shape.name, pp, shape.chunks, microbatches);

@@ -58,6 +58,8 @@ InflightProfile zbv_budget_profile(int32_t pp);
 class InflightCache {
  public:
   Result<const InflightProfile*> get(const ScheduleShape& shape, int32_t pp, int64_t microbatches);
+  // get() would generate no order (memoised, or ZBV's budget).
+  bool has(const ScheduleShape& shape, int32_t pp, int64_t microbatches) const;
   int64_t generated() const { return generated_; }
   int64_t generated_ops() const { return generated_ops_; }  // operations of those orders
 

@@ -126,6 +126,11 @@ Result<std::unique_ptr<ModelCosts>> ModelCosts::create(const ModelInput& model,
 
 int64_t ModelCosts::solves() const { return blocks_->solves(); }
 
+void ModelCosts::set_solve_gate(std::function<bool()> gate) {
+  gate_ = std::move(gate);
+  deferred_ = false;
+}
+
 std::string ModelCosts::report_json(BlockPart part, const PartConfig& c) {
   BlockQuery q;
   q.part = part;
@@ -145,6 +150,7 @@ Result<PartCosts> ModelCosts::part(BlockPart part, const PartConfig& c) {
   auto it = memo_.find(key);
   if (it != memo_.end()) return it->second;
   Result<PartCosts> out = price(part, c);
+  if (deferred_ && !out.is_ok()) return out;  // put off: solved by a later call
   memo_.emplace(key, out);
   return out;
 }
@@ -167,6 +173,10 @@ Result<PartCosts> ModelCosts::price(BlockPart part, const PartConfig& c) {
   q.seq = training_.seq;
   q.sequence_parallel = t > 1 && c.sequence_parallel ? 1 : 0;
   q.lean = t > 1 && c.lean;
+  if (gate_ && !blocks_->has(q) && !gate_()) {
+    deferred_ = true;
+    return Status(StatusCode::kInternal, "the block's solve was put off to the next step");
+  }
   Result<const BlockCost*> got = blocks_->get(q);
   if (!got.is_ok()) return got.status();
   const BlockCost& b = *got.value();

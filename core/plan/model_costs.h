@@ -35,7 +35,9 @@ class ModelCosts : public PlanCosts {
   double collective_s(Collective kind, int64_t bytes, GroupShape group) const override;
   double p2p_s(int64_t bytes, bool inter_node) const override;
 
-  int64_t solves() const;  // distinct block solves
+  int64_t solves() const override;  // distinct block solves
+  void set_solve_gate(std::function<bool()> gate) override;
+  bool deferred() const override { return deferred_; }
   // The teaching lab's report of one solved part (for the page's stage view).
   std::string report_json(BlockPart part, const PartConfig& config);
 
@@ -48,6 +50,8 @@ class ModelCosts : public PlanCosts {
   Training training_;
   ModelFacts facts_;
   std::unique_ptr<BlockCache> blocks_;
+  std::function<bool()> gate_;  // set_solve_gate
+  bool deferred_ = false;
   std::map<std::tuple<BlockPart, int32_t, bool, int32_t, int64_t, Recompute, bool>,
            Result<PartCosts>>
       memo_;

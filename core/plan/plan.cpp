@@ -118,6 +118,17 @@ struct PlanRun::Impl {
   std::vector<int32_t> sweep_nodes;
   size_t next_sweep = 0;
   SizingPoint point;
+  // The evaluation's own order and simulations (from scratch: nothing of the
+  // search's), run one a step before it (evaluation_parts).
+  InflightCache eval_profiles;
+  SimCache eval_sims;
+  int64_t most_parts = 0;  // the most long parts one step has run
+
+  // Block solves, orders and simulations of every search of the run and of
+  // the evaluation (the side searches share the costs and the caches).
+  int64_t long_parts() const {
+    return planner.long_parts() + eval_profiles.generated() + eval_sims.simulations();
+  }
 
   Impl(PlanCosts* c, const Cluster& cl, const Training& t, const Fix& f, const PlanOptions& o)
       : costs(c),
@@ -139,6 +150,7 @@ struct PlanRun::Impl {
   }
 
   bool evaluate(bool whole);
+  bool step_phase();
   void next_phase_after_evaluate();
   void mark_not_evaluated();
   void step_alternatives();
@@ -148,13 +160,20 @@ struct PlanRun::Impl {
 // The independent evaluator, from scratch, with the pipeline lab's checker:
 // the search's own timing of its best plan must agree to 1e-9.
 bool PlanRun::Impl::evaluate(bool whole) {
-  if (!whole && !planner.has_best() && !planner.least_memory_step(0, 512)) return false;
+  if (!whole && !planner.has_best() && !planner.least_memory_step(0, 512, yield)) return false;
+  // Its long parts one a step (finish() runs what is left at once).
+  if (!whole && planner.has_best() &&
+      !evaluation_parts(planner.best().plan, costs, cluster, training, {}, &eval_profiles,
+                        &eval_sims)) {
+    return false;
+  }
   evaluated = true;
   result.counters = planner.counters();
   result.lower_bound_s = planner.lower_bound_s();
   result.proven = planner.proven();
   if (planner.has_best()) {
-    Result<StepResult> again = plan::evaluate(planner.best().plan, costs, cluster, training, {});
+    Result<StepResult> again = plan::evaluate(planner.best().plan, costs, cluster, training, {},
+                                              &eval_profiles, &eval_sims);
     if (!again.is_ok()) {
       status = Status(StatusCode::kInternal, "the step model rejects the search's best plan (" +
                                                  plan_summary(planner.best().plan) +
@@ -258,7 +277,7 @@ void PlanRun::Impl::step_alternatives() {
                                           planner.caches(), &offers, near ? &*near : nullptr);
     return;
   }
-  if (!side->step()) return;
+  if (!side->step(yield)) return;
   const Pinned run = side->result();
   offers.insert(offers.end(), run.timed.begin(), run.timed.end());
   complete_alternative(run, result.best, &row);
@@ -284,7 +303,7 @@ void PlanRun::Impl::step_sweep() {
     side = std::make_unique<PinnedSearch>(costs, c, training, free, options, planner.caches());
     return;
   }
-  if (!side->step()) return;
+  if (!side->step(yield)) return;
   const Pinned run = side->result();
   point.fits = run.found;
   if (run.found) {
@@ -332,13 +351,25 @@ void PlanRun::set_yield(std::function<bool()> yield) { impl_->yield = std::move(
 
 bool PlanRun::step() {
   Impl& s = *impl_;
+  const int64_t before = s.long_parts();
+  const bool improved = s.step_phase();
+  s.most_parts = std::max(s.most_parts, s.long_parts() - before);
+  return improved;
+}
+
+bool PlanRun::Impl::step_phase() {
+  Impl& s = *this;
   switch (s.phase) {
-    case Phase::kSeed:
+    case Phase::kSeed: {
       if (s.next_seed >= s.seeds.size()) {
         s.phase = Phase::kSearch;
         return false;
       }
-      return s.planner.offer(s.seeds[s.next_seed++]);
+      // An offer put off (the yield said stop inside it) is made again.
+      const bool improved = s.planner.offer(s.seeds[s.next_seed], s.yield);
+      if (!s.planner.deferred()) ++s.next_seed;
+      return improved;
+    }
     case Phase::kSearch: {
       int64_t work = kStepWork;
       if (s.options.work_limit > 0) {
@@ -362,10 +393,10 @@ bool PlanRun::step() {
         s.sizing = std::make_unique<SizingSearch>(s.costs, s.cluster, s.training, s.fix, s.options,
                                                   s.result.found, s.planner.caches());
       }
-      if (s.sizing->step()) {
+      if (s.sizing->step(s.yield)) {
         s.result.sizing.smallest_gpus = s.sizing->smallest_gpus();
         if (s.options.sweep) {
-          s.sweep_nodes = sweep_nodes(s.cluster);
+          s.sweep_nodes = plan::sweep_nodes(s.cluster);
           s.phase = Phase::kSweep;
         } else {
           s.phase = Phase::kDone;
@@ -373,7 +404,7 @@ bool PlanRun::step() {
       }
       return false;
     case Phase::kSweep:
-      if (s.sweep_nodes.empty() && s.next_sweep == 0) s.sweep_nodes = sweep_nodes(s.cluster);
+      if (s.sweep_nodes.empty() && s.next_sweep == 0) s.sweep_nodes = plan::sweep_nodes(s.cluster);
       s.step_sweep();
       return false;
     case Phase::kDone:
@@ -402,7 +433,9 @@ Progress PlanRun::progress(double elapsed_s) const {
       .add("rejected", c.rejected)
       .add("lean", c.lean)
       .add("work", c.work)
-      .add("proven", s.planner.proven());
+      .add("proven", s.planner.proven())
+      .add("long_parts", s.long_parts())
+      .add("step_long_parts", s.most_parts);
   if (s.phase == Phase::kAlternatives) {
     p.counters.add("alternatives_done", static_cast<int64_t>(s.result.alternatives.size()))
         .add("alternatives", static_cast<int64_t>(s.specs.size()));

@@ -184,10 +184,15 @@ class PlanRun {
   // incumbent or bound improved (the moments a progress record is due).
   bool step();
   bool finished() const;
-  // Asked after every unit of the main search (search.h Planner::step): true
-  // ends the step early (a caller's slice of time is over, or an interrupt
-  // is set), so that a step of the search lasts one unit past it at most.
-  // The units run are the same with or without it: only where steps end moves.
+  // Asked after every unit of every search of the run (the main search,
+  // the why-not rows, sizing, the seeds' offers: search.h Planner::step)
+  // and, once a step has run a long part (a block solve, a schedule order, a
+  // simulation), before the next: true ends the step early (a caller's slice
+  // of time is over, or an interrupt is set), the unit about to run its
+  // second long part put off, undone, to the next step. With a yield that
+  // always says true, no step runs more than two long parts (the page's
+  // worker; the evaluation runs one a step anyway). The units run are the
+  // same with or without it: only where steps end moves.
   void set_yield(std::function<bool()> yield);
   // Ends the main search now (the caller's time limit); the next step()
   // starts the evaluation. Options.work_limit ends it by work instead.
@@ -200,7 +205,9 @@ class PlanRun {
   void time_up();
   // The record every engine reports (core/progress.h): incumbent = the best
   // step time in seconds, bound = the certified lower bound, finished = the
-  // whole run is done; counters "phase", the search's counters, and
+  // whole run is done; counters "phase", the search's counters,
+  // "long_parts" (block solves, orders and simulations of the whole run so
+  // far), "step_long_parts" (the most any one step has run), and
   // "alternatives_done" / "alternatives" during the why-not searches.
   Progress progress(double elapsed_s) const;
   // True once the main search's best plan has been re-evaluated (the

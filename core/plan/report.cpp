@@ -92,19 +92,20 @@ PinnedSearch::PinnedSearch(PlanCosts* costs, const Cluster& cluster, const Train
   }
 }
 
-bool PinnedSearch::step() {
+bool PinnedSearch::step(const std::function<bool()>& yield) {
   if (done_) return true;
   if (next_offer_ < offers_.size()) {
-    planner_.offer(offers_[next_offer_++]);
+    planner_.offer(offers_[next_offer_], yield);
+    if (!planner_.deferred()) ++next_offer_;  // else made again
     return false;
   }
   if (!planner_.finished() && planner_.counters().work < budget_) {
-    planner_.step(std::min<int64_t>(64, budget_ - planner_.counters().work));
+    planner_.step(std::min<int64_t>(64, budget_ - planner_.counters().work), yield);
     return false;
   }
   // Finished without a plan: what the least-memory plan would need.
   if (planner_.finished() && !planner_.has_best()) {
-    if (!planner_.least_memory_step(0, 512)) return false;
+    if (!planner_.least_memory_step(0, 512, yield)) return false;
     needs_bytes_ = planner_.least_memory_result().bytes;
   }
   done_ = true;
@@ -309,7 +310,7 @@ SizingSearch::SizingSearch(PlanCosts* costs, const Cluster& cluster, const Train
 
 SizingSearch::~SizingSearch() = default;
 
-bool SizingSearch::step() {
+bool SizingSearch::step(const std::function<bool()>& yield) {
   if (done()) return true;
   const size_t mid = lo_ + (hi_ - lo_) / 2;
   const int32_t nodes = counts_[mid];
@@ -324,7 +325,7 @@ bool SizingSearch::step() {
         return false;
       }
     } else {
-      if (!probe_->least_memory_step(limit, 512)) return false;
+      if (!probe_->least_memory_step(limit, 512, yield)) return false;
       const Planner::NeedsMemory& least = probe_->least_memory_result();
       fits = least.any && least.bytes <= limit;
       probe_.reset();

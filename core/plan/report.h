@@ -33,7 +33,9 @@ class PinnedSearch {
                const std::vector<TimedPlan>* seeds = nullptr, const Plan* near = nullptr);
   // One slice: an offered plan timed, at most 64 units of search, or a
   // slice of the least-memory hunt when nothing fits; true when done.
-  bool step();
+  // `yield` as Planner::step's: the slice ends, or its unit is put off,
+  // when it says true after a long part.
+  bool step(const std::function<bool()>& yield = nullptr);
   bool done() const { return done_; }
   Pinned result() const;
 
@@ -79,7 +81,9 @@ class SizingSearch {
   SizingSearch(PlanCosts* costs, const Cluster& cluster, const Training& training, const Fix& fix,
                const PlanOptions& options, bool cluster_fits, SearchCaches* caches);
   ~SizingSearch();
-  bool step();  // a slice of one candidate count's least-memory hunt; true when done
+  // A slice of one candidate count's least-memory hunt (`yield` as
+  // Planner::step's); true when done.
+  bool step(const std::function<bool()>& yield = nullptr);
   bool done() const { return lo_ >= hi_; }
   int64_t smallest_gpus() const { return smallest_gpus_; }  // 0: none (so far)
 

@@ -109,6 +109,41 @@ struct Planner::Impl {
   int32_t best_id = -1;
   std::string first_rejection;
   std::vector<TimedPlan> timed;  // every plan timed that fits (offers for other searches)
+  // The running call's yield (step, offer, least_memory_step), the long
+  // parts run when it began, whether the unit running can still be undone
+  // (nothing but memoised parts done yet), and whether the call put one off.
+  const std::function<bool()>* yield = nullptr;
+  int64_t parts_at_start = 0;
+  bool deferrable = false;
+  bool deferred = false;
+
+  int64_t long_parts() const {
+    return costs->solves() + caches->profiles.generated() + caches->sims.simulations();
+  }
+  // True when a long part about to start is to wait for the next call: the
+  // call has run one already and its yield says its time is up.
+  bool over() const { return yield && long_parts() > parts_at_start && (*yield)(); }
+  // A call's span: block solves ask over() through the costs' gate while
+  // the unit is deferrable.
+  struct Call {
+    Impl& s;
+    Call(Impl& impl, const std::function<bool()>& y) : s(impl) {
+      s.yield = y ? &y : nullptr;
+      s.parts_at_start = s.long_parts();
+      s.deferrable = false;
+      s.deferred = false;
+      s.costs->set_solve_gate([&impl = s] { return !(impl.deferrable && impl.over()); });
+    }
+    ~Call() {
+      s.costs->set_solve_gate(nullptr);
+      s.yield = nullptr;
+      s.deferrable = false;
+    }
+  };
+  // A build in a deferrable unit: false when its block solve was put off.
+  bool put_off(const Result<StageModel>& built) const {
+    return !built.is_ok() && deferrable && costs->deferred();
+  }
 
   void reject(const Status& why) {
     ++counters.rejected;
@@ -119,14 +154,16 @@ struct Planner::Impl {
     return StageModel::build(c.plan(), costs, cluster, training);
   }
 
+  enum class Lean : uint8_t { kQueued, kNot, kDeferred };
+  // The units return false when they were put off (deferred), undone.
   void enumerate();
-  void bound_level0(int32_t id);
-  bool make_lean(int32_t id);
+  bool bound_level0(int32_t id);
+  Lean make_lean(int32_t id);
   Config leanest(const Config& c);
-  void refine(const Entry& e);
-  void enumerate_split(const Entry& e);
+  bool refine(const Entry& e);
+  bool enumerate_split(const Entry& e);
   void time_split(Active& a, const std::vector<int32_t>& layers, int32_t id);
-  void dive(Active& a, int32_t id);
+  bool dive(Active& a, int32_t id, bool may_defer);
   void fixed_split_space(Active* a);
   double lower_bound() const {
     double lb = best_s;
@@ -234,57 +271,69 @@ void Planner::Impl::enumerate() {
   counters.configurations = static_cast<int64_t>(configs.size());
 }
 
-void Planner::Impl::bound_level0(int32_t id) {
+bool Planner::Impl::bound_level0(int32_t id) {
+  deferrable = true;
   Result<StageModel> model = model_of(configs[id]);
+  if (put_off(model)) return false;
   if (!model.is_ok()) {
+    deferrable = false;
     reject(model.status());
-    return;
+    return true;
   }
   if (least_memory_bytes(model.value()) > model.value().memory_limit_bytes()) {
-    if (!make_lean(id)) ++counters.pruned_memory;
-    return;
+    const Lean lean = make_lean(id);
+    deferrable = false;
+    if (lean == Lean::kDeferred) return false;
+    if (lean == Lean::kNot) ++counters.pruned_memory;
+    return true;
   }
+  deferrable = false;
   queue.push({relaxation_bound_s(model.value()), id, 0});
+  return true;
 }
 
 // Pruned by memory first: a configuration whose fastest layouts do not fit
 // (the least-memory bound above the limit, or no split fitting) is tried
 // again with its parts' memory-lean layouts, when tp > 1 and they hold fewer
 // parameters (a layout that replicates a weight over tp to save a
-// collective can cost more memory than Megatron's). True when it was queued.
-bool Planner::Impl::make_lean(int32_t id) {
+// collective can cost more memory than Megatron's). kQueued when it was
+// queued; kDeferred when its block solves were put off (while the unit is
+// deferrable), before anything changed.
+Planner::Impl::Lean Planner::Impl::make_lean(int32_t id) {
   Config& c = configs[id];
-  if (c.lean || c.tp == 1) return false;
+  if (c.lean || c.tp == 1) return Lean::kNot;
   Result<StageModel> fast = model_of(c);
+  if (put_off(fast)) return Lean::kDeferred;
   Config lean = c;
   lean.lean = true;
   Result<StageModel> model = model_of(lean);
-  if (!fast.is_ok() || !model.is_ok()) return false;
-  if (held_parameters(model.value()) >= held_parameters(fast.value())) return false;
+  if (put_off(model)) return Lean::kDeferred;
+  if (!fast.is_ok() || !model.is_ok()) return Lean::kNot;
+  if (held_parameters(model.value()) >= held_parameters(fast.value())) return Lean::kNot;
   c.lean = true;
   ++counters.lean;
-  if (least_memory_bytes(model.value()) > model.value().memory_limit_bytes()) return false;
+  if (least_memory_bytes(model.value()) > model.value().memory_limit_bytes()) return Lean::kNot;
   queue.push({relaxation_bound_s(model.value()), id, 0});
-  return true;
+  return Lean::kQueued;
 }
 
-void Planner::Impl::refine(const Entry& e) {
-  if (e.level == 2) {
-    enumerate_split(e);
-    return;
-  }
+bool Planner::Impl::refine(const Entry& e) {
+  if (e.level == 2) return enumerate_split(e);
   const Config& c = configs[e.id];
+  deferrable = true;
   Result<StageModel> built = model_of(c);
+  if (put_off(built)) return false;
+  deferrable = false;
   if (!built.is_ok()) {
     reject(built.status());
-    return;
+    return true;
   }
   StageModel& model = built.value();
   if (fix.stage_layers && static_cast<int32_t>(fix.stage_layers->size()) != model.stages()) {
     reject(Status(StatusCode::kInvalidArgument,
                   "layers=... lists " + std::to_string(fix.stage_layers->size()) + " stages, " +
                       plan_summary(c.plan()) + " has " + std::to_string(model.stages())));
-    return;
+    return true;
   }
   if (e.level == 0) {
     // The least bound over the splits, memory left out (no schedule order needed yet).
@@ -298,9 +347,13 @@ void Planner::Impl::refine(const Entry& e) {
       bound = space.bound();
     }
     queue.push({std::max(bound, e.bound), e.id, 1});
-    return;
+    return true;
   }
-  // Level 1: the splits that fit, best first.
+  // Level 1: the splits that fit, best first. Its schedule order, when not
+  // generated yet, waits for the next call once this one has run a long part.
+  if (!caches->profiles.has(model.shape(), model.devices(), model.microbatches()) && over()) {
+    return false;
+  }
   const int64_t order_ops = caches->profiles.generated_ops();
   Result<const InflightProfile*> profile =
       caches->profiles.get(model.shape(), model.devices(), model.microbatches());
@@ -308,24 +361,33 @@ void Planner::Impl::refine(const Entry& e) {
   counters.work += (caches->profiles.generated_ops() - order_ops) / 1000;
   if (!profile.is_ok()) {
     reject(profile.status());
-    return;
+    return true;
   }
-  ++counters.split_solves;
   auto a = std::make_unique<Active>(Active{std::move(model), profile.value(), nullptr, 0});
   if (fix.stage_layers) {
     fixed_split_space(a.get());
   } else {
     a->space = std::make_unique<SplitSpace>(a->model, a->profile);
   }
-  counters.work += a->space->evaluated() / 1000;
   if (!a->space->fits()) {
-    if (!make_lean(e.id)) ++counters.pruned_memory;
-    return;
+    // The lean layouts' block solves may still wait for the next call: the
+    // order's work is counted (it is memoised), the DP's when it is run again.
+    deferrable = true;
+    const Lean lean = make_lean(e.id);
+    deferrable = false;
+    if (lean == Lean::kDeferred) return false;
+    ++counters.split_solves;
+    counters.work += a->space->evaluated() / 1000;
+    if (lean == Lean::kNot) ++counters.pruned_memory;
+    return true;
   }
+  ++counters.split_solves;
+  counters.work += a->space->evaluated() / 1000;
   queue.push({std::max(a->space->bound(), e.bound), e.id, 2, 0});
   a->open = 1;
-  if (!has_best) dive(*a, e.id);
+  if (!has_best) dive(*a, e.id, false);
   active[e.id] = std::move(a);
+  return true;
 }
 
 // Times one split of an active configuration exactly; a better plan that
@@ -354,10 +416,13 @@ void Planner::Impl::time_split(Active& a, const std::vector<int32_t>& layers, in
   }
 }
 
-void Planner::Impl::enumerate_split(const Entry& e) {
+bool Planner::Impl::enumerate_split(const Entry& e) {
   Active& a = *active.at(e.id);
   SplitSpace& space = *a.space;
-  if (space.complete(e.node)) time_split(a, space.layers(e.node), e.id);
+  if (space.complete(e.node)) {
+    if (over()) return false;  // its simulation waits for the next call
+    time_split(a, space.layers(e.node), e.id);
+  }
   std::vector<int32_t> children;
   space.expand(e.node, best_s, &children);
   for (int32_t child : children) {
@@ -365,6 +430,7 @@ void Planner::Impl::enumerate_split(const Entry& e) {
     ++a.open;
   }
   if (--a.open == 0) active.erase(e.id);
+  return true;
 }
 
 // The configuration with the layouts that hold the fewest parameters (the
@@ -382,21 +448,25 @@ Config Planner::Impl::leanest(const Config& c) {
 // Before any incumbent exists, the first configuration that fits is timed at
 // once along its DP's split (a dive): the incumbent then prunes every
 // configuration bounded above it before its memory DP (orders, profiles).
-void Planner::Impl::dive(Active& a, int32_t id) {
+// With may_defer, the simulation waits for the next call (false) once this
+// one has run a long part.
+bool Planner::Impl::dive(Active& a, int32_t id, bool may_defer) {
   SplitSpace& space = *a.space;
   int32_t node = 0;
   std::vector<int32_t> children;
   while (!space.complete(node)) {
     children.clear();
     space.expand(node, SplitSpace::kNone, &children);
-    if (children.empty()) return;
+    if (children.empty()) return true;
     int32_t pick = children[0];
     for (int32_t c : children) {
       if (space.node(c).bound < space.node(pick).bound) pick = c;
     }
     node = pick;
   }
+  if (may_defer && over()) return false;
   time_split(a, space.layers(node), id);
+  return true;
 }
 
 // A pinned split (--fix layers=...): the one node of its space.
@@ -430,6 +500,7 @@ const Status& Planner::status() const { return impl_->status; }
 bool Planner::step(int64_t work, const std::function<bool()>& yield) {
   Impl& s = *impl_;
   if (!s.status.is_ok()) return false;
+  const Impl::Call call(s, yield);
   const double best_before = s.best_s;
   const double bound_before = s.lower_bound();
   const int64_t until = s.counters.work + std::max<int64_t>(1, work);
@@ -439,13 +510,21 @@ bool Planner::step(int64_t work, const std::function<bool()>& yield) {
   }
   while (s.counters.work < until) {
     if (s.next_to_bound < s.configs.size()) {
-      s.bound_level0(static_cast<int32_t>(s.next_to_bound++));
+      if (!s.bound_level0(static_cast<int32_t>(s.next_to_bound))) {
+        s.deferred = true;
+        break;
+      }
+      ++s.next_to_bound;
       ++s.counters.work;
     } else {
       if (s.finished()) break;
       const Entry e = s.queue.top();
       s.queue.pop();
-      s.refine(e);
+      if (!s.refine(e)) {
+        s.queue.push(e);  // the least entry again: the next call starts with it
+        s.deferred = true;
+        break;
+      }
       ++s.counters.work;
     }
     if (yield && yield()) break;
@@ -475,17 +554,31 @@ double Planner::lower_bound_s() const {
 }
 
 const SearchCounters& Planner::counters() const { return impl_->counters; }
+int64_t Planner::long_parts() const { return impl_->long_parts(); }
+bool Planner::deferred() const { return impl_->deferred; }
 SearchCaches* Planner::caches() { return impl_->caches; }
 const std::vector<TimedPlan>& Planner::timed() const { return impl_->timed; }
 const std::string& Planner::first_rejection() const { return impl_->first_rejection; }
 
-bool Planner::offer(const Plan& plan) {
+bool Planner::offer(const Plan& plan, const std::function<bool()>& yield) {
   Impl& s = *impl_;
+  const Impl::Call call(s, yield);
   if (!s.status.is_ok() || !fix_admits(s.fix, plan)) return false;
   if (s.fix.stage_layers && *s.fix.stage_layers != plan.stage_layers) return false;
   if (!check_plan(plan, s.costs->facts(), s.cluster, s.training).is_ok()) return false;
+  s.deferrable = true;
   Result<StageModel> model = StageModel::build(plan, s.costs, s.cluster, s.training);
+  s.deferred = s.put_off(model);
+  s.deferrable = false;
   if (!model.is_ok()) return false;
+  // Each long part after the first waits for the next call (the offer is
+  // made again then): the order, the simulation.
+  if (!s.caches->profiles.has(model.value().shape(), model.value().devices(),
+                              model.value().microbatches()) &&
+      s.over()) {
+    s.deferred = true;
+    return false;
+  }
   Result<const InflightProfile*> profile = s.caches->profiles.get(
       model.value().shape(), model.value().devices(), model.value().microbatches());
   if (!profile.is_ok()) return false;
@@ -494,10 +587,17 @@ bool Planner::offer(const Plan& plan) {
   // Offered plans lose ties to the configurations the search enumerates.
   const int32_t id = std::numeric_limits<int32_t>::max();
   if (!plan.stage_layers.empty()) {
+    if (s.over()) {
+      s.deferred = true;
+      return false;
+    }
     s.time_split(a, plan.stage_layers, id);
   } else {
     a.space = std::make_unique<SplitSpace>(a.model, a.profile);
-    if (a.space->fits()) s.dive(a, id);
+    if (a.space->fits() && !s.dive(a, id, true)) {
+      s.deferred = true;
+      return false;
+    }
   }
   return s.best_s < before;
 }
@@ -545,8 +645,10 @@ struct Planner::MemoryHunt {
   }
 };
 
-bool Planner::least_memory_step(int64_t stop_below, int64_t work) {
+bool Planner::least_memory_step(int64_t stop_below, int64_t work,
+                                const std::function<bool()>& yield) {
   Impl& s = *impl_;
+  const Impl::Call call(s, yield);
   if (!hunt_) hunt_ = std::make_unique<MemoryHunt>();
   MemoryHunt& h = *hunt_;
   if (h.done) return true;
@@ -561,10 +663,16 @@ bool Planner::least_memory_step(int64_t stop_below, int64_t work) {
   const int32_t n = static_cast<int32_t>(s.configs.size());
   const bool yes_no = stop_below > 0;
   while (h.pushed < n) {
-    if (work-- <= 0) return false;
-    const int32_t id = h.pushed++;
-    h.configs.push_back(s.leanest(s.configs[id]));
-    Result<StageModel> model = s.model_of(h.configs[id]);
+    if (work-- <= 0 || s.over()) return false;
+    const int32_t id = h.pushed;
+    // Its block solves may wait for the next call (then nothing changed).
+    s.deferrable = true;
+    const Config lean = s.leanest(s.configs[id]);
+    Result<StageModel> model = s.model_of(lean);
+    s.deferrable = false;
+    if (s.costs->deferred()) return false;
+    ++h.pushed;
+    h.configs.push_back(lean);
     if (!model.is_ok()) continue;
     const int64_t bytes = least_memory_bytes(model.value());
     if (!yes_no) {
@@ -576,7 +684,7 @@ bool Planner::least_memory_step(int64_t stop_below, int64_t work) {
     }
   }
   while (!h.queue.empty()) {
-    if (work <= 0) return false;
+    if (work <= 0 || s.over()) return false;
     const auto [key, id, level] = h.queue.top();
     h.queue.pop();
     if (!yes_no && level == 2) {

@@ -75,10 +75,20 @@ class Planner {
   // Spends about `work` units (a configuration bounded: 1; a DP: its cells
   // / 1000; a simulation: its operations / 1000). True when the incumbent
   // or the bound improved. `yield`, when given, is asked after every unit
-  // (one configuration bounded or one queue entry refined: a few block
-  // solves, a DP or one simulation) and ends the step early when it says
-  // true; the units run, and so every answer, are those of a step without it.
+  // (one configuration bounded or one queue entry refined) and ends the step
+  // early when it says true; it is also asked inside a unit before each of
+  // its long parts (a block's solve, a schedule order's generation, a
+  // simulation: long_parts()) once the step has run one: true then puts the
+  // unit off to the next step, undone (what its finished parts computed
+  // stays memoised). So a step with a yield that says true runs one long
+  // part, two at most (an order and the DP's first simulation), wherever it
+  // starts. The units run, and so every answer, are those of a step without
+  // it: only where steps end moves.
   bool step(int64_t work, const std::function<bool()>& yield = nullptr);
+  // Long parts run so far by this planner and every search sharing its
+  // costs and caches: block solves (PlanCosts::solves), schedule orders
+  // generated and timelines simulated (SearchCaches).
+  int64_t long_parts() const;
   bool finished() const;
   bool proven() const;
   bool has_best() const;
@@ -101,7 +111,10 @@ class Planner {
   // bound: 1; its DP: layers x stages / 64), true when done; the answer is
   // then least_memory_result(). One hunt per planner (stop_below fixed by
   // the first call).
-  bool least_memory_step(int64_t stop_below, int64_t work);
+  // `yield` as in step(): asked before each configuration once the call has
+  // run a long part; true ends the call (the hunt resumes where it was).
+  bool least_memory_step(int64_t stop_below, int64_t work,
+                         const std::function<bool()>& yield = nullptr);
   const NeedsMemory& least_memory_result() const;
   // The first reason a configuration was rejected (for "no plan" messages).
   const std::string& first_rejection() const;
@@ -113,7 +126,12 @@ class Planner {
   // the DP's split) and keeps it as the incumbent when it satisfies the fix
   // and beats the incumbent; true then. Another search's plans seed this one
   // (alternatives start from the main search's plans that satisfy their pins).
-  bool offer(const Plan& plan);
+  // With a yield (as in step()), the offer is put off, undone, before a
+  // long part once it has run one: deferred() then says so, and the same
+  // offer is to be made again.
+  bool offer(const Plan& plan, const std::function<bool()>& yield = nullptr);
+  // The last step() or offer() put a unit off (the yield said true inside it).
+  bool deferred() const;
 
  private:
   struct Impl;

@@ -60,6 +60,11 @@ Status internal(std::string message) { return Status(StatusCode::kInternal, std:
 
 }  // namespace
 
+bool SimCache::has(const pipeline::Problem& problem, const std::string& schedule,
+                   bool checked) const {
+  return cache_.count(sim_key(problem, schedule, checked)) > 0;
+}
+
 Result<const SimOutcome*> SimCache::run(const pipeline::Problem& problem,
                                         const std::string& schedule, bool checked) {
   const std::string key = sim_key(problem, schedule, checked);
@@ -232,6 +237,42 @@ Result<StepResult> evaluate_split(const StageModel& model, const std::vector<int
 
 Result<StepResult> evaluate(const Plan& plan, PlanCosts* costs, const Cluster& cluster,
                             const Training& training, const EvaluateOptions& options) {
+  InflightCache profiles;
+  SimCache sims;
+  return evaluate(plan, costs, cluster, training, options, &profiles, &sims);
+}
+
+bool evaluation_parts(const Plan& plan, PlanCosts* costs, const Cluster& cluster,
+                      const Training& training, const EvaluateOptions& options,
+                      InflightCache* profiles, SimCache* sims) {
+  if (!check_plan(plan, costs->facts(), cluster, training).is_ok()) return true;
+  if (plan.stage_layers.empty()) return true;
+  Result<StageModel> model = StageModel::build(plan, costs, cluster, training);
+  if (!model.is_ok()) return true;
+  const StageModel& m = model.value();
+  if (!profiles->has(m.shape(), plan.pp, plan.microbatches)) {
+    profiles->get(m.shape(), plan.pp, plan.microbatches);
+    return false;
+  }
+  // evaluate_split's problems, as it builds them.
+  const pipeline::Problem problem = timeline_problem(m, stage_costs(m, plan.stage_layers));
+  if (!sims->has(problem, plan.schedule, options.checked)) {
+    sims->run(problem, plan.schedule, options.checked);
+    return false;
+  }
+  if (!options.breakdown) return true;
+  pipeline::Problem quiet = problem;
+  for (pipeline::StageSpec& s : quiet.stages) s.comm = 0;
+  if (!sims->has(quiet, plan.schedule, false)) {
+    sims->run(quiet, plan.schedule, false);
+    return false;
+  }
+  return true;
+}
+
+Result<StepResult> evaluate(const Plan& plan, PlanCosts* costs, const Cluster& cluster,
+                            const Training& training, const EvaluateOptions& options,
+                            InflightCache* profiles, SimCache* sims) {
   const Status valid = check_plan(plan, costs->facts(), cluster, training);
   if (!valid.is_ok()) return valid;
   if (plan.stage_layers.empty()) {
@@ -239,12 +280,10 @@ Result<StepResult> evaluate(const Plan& plan, PlanCosts* costs, const Cluster& c
   }
   Result<StageModel> model = StageModel::build(plan, costs, cluster, training);
   if (!model.is_ok()) return model.status();
-  InflightCache profiles;
   Result<const InflightProfile*> profile =
-      profiles.get(model.value().shape(), plan.pp, plan.microbatches);
+      profiles->get(model.value().shape(), plan.pp, plan.microbatches);
   if (!profile.is_ok()) return profile.status();
-  SimCache sims;
-  return evaluate_split(model.value(), plan.stage_layers, *profile.value(), &sims, options);
+  return evaluate_split(model.value(), plan.stage_layers, *profile.value(), sims, options);
 }
 
 }  // namespace shardlab::plan

@@ -92,6 +92,8 @@ class SimCache {
                                 bool checked);
   int64_t simulations() const { return simulations_; }
   int64_t simulated_ops() const { return simulated_ops_; }
+  // run() would answer from memory.
+  bool has(const pipeline::Problem& problem, const std::string& schedule, bool checked) const;
 
  private:
   std::map<std::string, std::unique_ptr<Result<SimOutcome>>> cache_;
@@ -110,5 +112,19 @@ Result<StepResult> evaluate_split(const StageModel& model, const std::vector<int
 // checked. kInvalidArgument with check_plan()'s line when the plan cannot run.
 Result<StepResult> evaluate(const Plan& plan, PlanCosts* costs, const Cluster& cluster,
                             const Training& training, const EvaluateOptions& options = {});
+// The same with the order and the simulations kept in caches of the
+// caller's that serve this evaluation only (PlanRun's evaluation, its long
+// parts run in steps of their own beforehand: evaluation_parts()).
+Result<StepResult> evaluate(const Plan& plan, PlanCosts* costs, const Cluster& cluster,
+                            const Training& training, const EvaluateOptions& options,
+                            InflightCache* profiles, SimCache* sims);
+// The long parts evaluate() runs for a plan, in its order: the schedule's
+// order, the checked simulation, the one without transfers (breakdown).
+// Each call runs the first that `profiles` and `sims` lack and returns
+// false; true when none is left (or the plan cannot be evaluated: evaluate()
+// then says why).
+bool evaluation_parts(const Plan& plan, PlanCosts* costs, const Cluster& cluster,
+                      const Training& training, const EvaluateOptions& options,
+                      InflightCache* profiles, SimCache* sims);
 
 }  // namespace shardlab::plan

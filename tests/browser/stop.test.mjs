@@ -172,3 +172,55 @@ test('pipeline MIP: Stop ends HiGHS with its best kept, and the next solve runs'
   assert.deepEqual(page.errors, []);
   await page.context().close();
 });
+
+// The plan tab (issue 26: Stop within 200 ms on every tab): the engine's
+// every step runs at most two long parts (a block solve, a schedule order, a
+// simulation), as its progress counters report (step_long_parts), so the
+// worker serves a STOP between two short steps; the stopped answer skips the
+// timeline's simulation (seconds on a long pipeline) and says so. GPT-3 175B
+// on 64 A100 searches for seconds: the Stop lands in its running search.
+// Structure only, no wall time: every record the worker posted is read.
+test(
+    'plan: every engine step is bounded, and Stop ends the search with its best plan', async () => {
+      const page =
+          await openPage(site.browser, `${site.url}#v=3&lab=plan&m=gpt3-175b&g=64&b=1536&t=600`, {
+            prepare: (context) => context.addInitScript(() => {
+              const Base = window.Worker;
+              window.planRecords = [];
+              window.Worker = class extends Base {
+                constructor(...args) {
+                  super(...args);
+                  this.addEventListener('message', (e) => {
+                    if (e.data && e.data.record) {
+                      window.planRecords.push(
+                          {...e.data.record.counters, found: e.data.record.found});
+                    }
+                  });
+                }
+              };
+            }),
+          });
+      await waitStatus(page, 'planning', 120000, 'plan');
+      // Some search done: the seeds' plans timed (a record with a plan found).
+      await page.waitForFunction(
+          () => window.planRecords.some((c) => c.phase === 'search' && c.timed > 0), null,
+          {polling: 50, timeout: 120000});
+      await page.click('[data-testid=plan-stop]');
+      await waitStatus(page, ENDED, 120000, 'plan');
+      assert.equal(await status(page, 'plan'), 'stopped');
+      const records = await page.evaluate(() => window.planRecords);
+      assert.ok(records.length > 0);
+      for (const c of records) {
+        assert.equal(typeof c.step_long_parts, 'number', 'the run reports its steps\' long parts');
+        assert.ok(
+            c.step_long_parts <= 2, `a step ran ${c.step_long_parts} long parts (${c.phase})`);
+      }
+      assert.ok(records.at(-1).long_parts > 2, 'the run did long parts over several steps');
+      const shown = await page.evaluate(() => globalThis.shardlabPlan.done);
+      assert.equal(shown.reason, 'stopped');
+      assert.ok(shown.result.found, 'the best plan so far is kept');
+      assert.equal(shown.timeline, null);
+      assert.match(await text(page, 'plan-timeline-note'), /not drawn for a stopped run/);
+      assert.deepEqual(page.errors, []);
+      await page.context().close();
+    });

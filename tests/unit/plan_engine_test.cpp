@@ -389,6 +389,66 @@ TEST_CASE("plan search: a yield ends a step after one unit and changes no answer
   CHECK(longest_yield < longest_free);
 }
 
+// Issue 26's Stop within 200 ms: every step of a run, in every phase (the
+// seeds, the search, the evaluation, the why-not rows, sizing), runs at
+// most two long parts (a block solve, a schedule order's generation, a
+// simulation: progress counter long_parts) once the caller's yield says its
+// slice is over; the rest waits for the next step, undone. A run without a
+// yield has steps with many more, and both runs give the same answer.
+TEST_CASE("plan run: a yield that says stop bounds every step to two long parts, same answer") {
+  SyntheticCosts costs(small_shape());
+  const Cluster cluster = testing::synthetic_cluster(2, 4, 1.0);
+  const Training training = testing::synthetic_training(16, 128);
+  PlanOptions options;
+  options.time_limit_s = 1e9;
+  options.side_work = 400;
+  const auto counter = [](const Progress& p, const char* name) {
+    const Counters::Entry* e = p.counters.find(name);
+    REQUIRE(e != nullptr);
+    return e->integer;
+  };
+  struct Steps {
+    PlanResult result;
+    int64_t most_parts = 0;  // measured here, step by step
+    int64_t reported = 0;    // the run's own step_long_parts
+    int64_t steps = 0;
+    std::vector<std::string> phases;  // where the most was run
+  };
+  const auto run_to_end = [&](bool yield) {
+    Steps out;
+    PlanRun run(&costs, cluster, training, Fix{}, options);
+    if (yield) run.set_yield([] { return true; });
+    int64_t before = counter(run.progress(0), "long_parts");
+    while (!run.finished()) {
+      const std::string phase = run.progress(0).counters.find("phase")->text;
+      run.step();
+      ++out.steps;
+      const Progress p = run.progress(0);
+      const int64_t parts = counter(p, "long_parts") - before;
+      before = counter(p, "long_parts");
+      if (parts > out.most_parts) out.phases.clear();
+      if (parts >= out.most_parts) out.phases.push_back(phase);
+      out.most_parts = std::max(out.most_parts, parts);
+      out.reported = counter(p, "step_long_parts");
+    }
+    out.result = run.finish();
+    return out;
+  };
+  const Steps free = run_to_end(false);
+  const Steps sliced = run_to_end(true);
+  REQUIRE(free.result.found);
+  CHECK(!free.result.alternatives.empty());
+  CHECK(free.result.sizing.smallest_gpus > 0);
+  CHECK(plan_json(free.result) == plan_json(sliced.result));
+  CHECK(costs.solves() > 3);
+  INFO("free: " << free.most_parts << " long parts in a step; sliced: " << sliced.most_parts << " ("
+                << sliced.phases.front() << ")");
+  CHECK(free.most_parts > 2);
+  CHECK(sliced.most_parts <= 2);
+  CHECK(sliced.reported == sliced.most_parts);
+  CHECK(sliced.steps > free.steps);
+}
+
 TEST_CASE("plan step model: a model that fits nowhere says what it needs") {
   SyntheticCosts costs(small_shape());
   const Cluster cluster = testing::synthetic_cluster(1, 2, 0.005);

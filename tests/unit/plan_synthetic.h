@@ -2,12 +2,17 @@
 // priced by closed forms (FLOPs at a fixed rate, ring collectives on two
 // link speeds, Korthikanti's activation bytes, ZeRO's state bytes), so the
 // search, the bound and the step model can be tested without the teaching
-// lab's solver. Not the production costs (core/plan/model_costs.cpp).
+// lab's solver. Not the production costs (core/plan/model_costs.cpp). Each
+// distinct part query counts as a block solve and honours the solve gate
+// (costs.h) as ModelCosts does, so the tests see the search put them off.
 #pragma once
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <set>
 #include <string>
+#include <tuple>
 
 #include "core/plan/costs.h"
 
@@ -48,6 +53,15 @@ class SyntheticCosts : public PlanCosts {
   Result<PartCosts> part(BlockPart part, const PartConfig& c) override {
     if (s_.heads % c.tp != 0) {
       return Status(StatusCode::kInvalidArgument, "tp does not divide the heads");
+    }
+    const auto key =
+        std::tuple(part, c.tp, c.sequence_parallel, c.ep, c.microbatch, c.recompute, c.lean);
+    if (!solved_.count(key)) {
+      if (gate_ && !gate_()) {
+        deferred_ = true;
+        return Status(StatusCode::kInternal, "put off");
+      }
+      solved_.insert(key);
     }
     ++part_calls;
     const double h = static_cast<double>(s_.hidden), S = static_cast<double>(s_.seq);
@@ -128,9 +142,19 @@ class SyntheticCosts : public PlanCosts {
            s_.latency_us * 1e-6;
   }
 
+  int64_t solves() const override { return static_cast<int64_t>(solved_.size()); }
+  void set_solve_gate(std::function<bool()> gate) override {
+    gate_ = std::move(gate);
+    deferred_ = false;
+  }
+  bool deferred() const override { return deferred_; }
+
   int64_t part_calls = 0;
 
  private:
+  std::set<std::tuple<BlockPart, int32_t, bool, int32_t, int64_t, Recompute, bool>> solved_;
+  std::function<bool()> gate_;
+  bool deferred_ = false;
   SyntheticShape s_;
   ModelFacts facts_;
 };

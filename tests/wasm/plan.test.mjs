@@ -24,7 +24,8 @@ function session({model, cluster = 'dgx-a100-80gb', gpus = 0, batch, seq = 2048,
 }
 
 // Steps a run to its end as the worker does (no time limit reached), or
-// `maxSteps` steps (a Stop), and returns finish()'s answer.
+// `maxSteps` steps (a Stop: finish without the timeline, as the worker
+// then asks), and returns finish()'s answer.
 function runToEnd(s, options = {}, maxSteps = Infinity) {
   const run = unwrap(s.run(JSON.stringify(options)));
   let steps = 0;
@@ -33,7 +34,7 @@ function runToEnd(s, options = {}, maxSteps = Infinity) {
     ++steps;
   }
   const progress = run.progress(1.5);
-  const done = unwrap(run.finish());
+  const done = unwrap(run.finish(run.finished()));
   run.delete();
   return {done, progress, steps, json: JSON.parse(done.json)};
 }

@@ -87,7 +87,9 @@ async function plan(req, run) {
       }
     }
     post(true);
-    const result = R.unwrap(engine.finish());
+    // A stopped run answers without its timeline (a long pipeline's
+    // simulation and JSON take seconds).
+    const result = R.unwrap(engine.finish(reason !== 'stopped'));
     return {reason, searchS, elapsedS: elapsed(), ...result};
   } finally {
     engine.delete();
