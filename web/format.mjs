@@ -7,6 +7,21 @@
 
 const GROUPED = new Intl.NumberFormat('en-US', {maximumFractionDigits: 0});
 
+// Building an Intl.NumberFormat costs far more than formatting with one (a
+// compare table of 64 ranks formats thousands of numbers), so each distinct
+// pair of fraction limits is built once and kept.
+const FORMATS = new Map();
+function withDecimals(minimum, maximum) {
+  const key = `${minimum},${maximum}`;
+  let format = FORMATS.get(key);
+  if (!format) {
+    format = new Intl.NumberFormat(
+        'en-US', {minimumFractionDigits: minimum, maximumFractionDigits: maximum});
+    FORMATS.set(key, format);
+  }
+  return format;
+}
+
 /** 1234567 -> "1,234,567" (rounded to an integer). */
 export function grouped(value) {
   return GROUPED.format(Math.round(Number(value)));
@@ -19,12 +34,7 @@ export function significant(value, digits = 4) {
   if (v === 0) return '0';
   const magnitude = Math.floor(Math.log10(Math.abs(v)));
   const decimals = Math.max(0, digits - 1 - magnitude);
-  return new Intl
-      .NumberFormat('en-US', {
-        minimumFractionDigits: decimals,
-        maximumFractionDigits: decimals,
-      })
-      .format(v);
+  return withDecimals(decimals, decimals).format(v);
 }
 
 /** Seconds in the unit that suits them: "1.234 s", "12.3 ms", "456 µs". */
@@ -136,8 +146,7 @@ export function boundOnGrid(value, decimals = 0) {
 export function fixed(value, decimals = 0) {
   const v = Number(value);
   if (!Number.isFinite(v)) return '\u2013';
-  return new Intl.NumberFormat('en-US', {minimumFractionDigits: 0, maximumFractionDigits: decimals})
-      .format(v);
+  return withDecimals(0, decimals).format(v);
 }
 
 /** Elapsed against a limit, as the page shows a running solve: (7.23, 10) -> "7.2 / 10 s". */

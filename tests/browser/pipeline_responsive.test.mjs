@@ -15,7 +15,8 @@ import {openPage, useSite, waitStatus} from './harness.mjs';
 
 const LAB = 'pipeline';
 const site = useSite();
-const open = (hash) => openPage(site.browser, `${site.url}#v=3&lab=pipeline${hash}`);
+const open = (hash, options = {}) =>
+    openPage(site.browser, `${site.url}#v=3&lab=pipeline${hash}`, options);
 const computed = (page) =>
     page.getAttribute('#lab-pipeline', 'data-computed').then((v) => Number(v || 0));
 
@@ -49,8 +50,7 @@ async function drawnTimeline(page) {
 const positions = (list) => (list ? list.split(',').map(Number) : []);
 
 test(
-    'the compare table fills row by row from the worker; the page parses only what it draws',
-    async () => {
+    'the compare table fills row by row from the worker; the page parses no schedule', async () => {
       // Record the compare table's pending rows whenever it changes, from the start.
       const page = await openPage(site.browser, `${site.url}#v=3&lab=pipeline&p=8&m=32`, {
         prepare: (context) => context.addInitScript(() => {
@@ -70,17 +70,81 @@ test(
       assert.ok(states.some((n) => n > 0), `rows waited for the worker: ${states}`);
       assert.ok(new Set(states).size >= 3, `rows filled one by one: ${states}`);
       assert.equal(states[states.length - 1], 0, 'every row is filled at the end');
+      // Drawn or not, no schedule is parsed on the page: the worker sends its
+      // numbers and its packed layout (typed arrays) with the bytes.
       const parsed = await page.evaluate(() => {
         const app = globalThis.shardlabPipeline;
-        return [...app.schedules].filter(([, e]) => e.text).map(([name,
-                                                                  e]) => [name, e.parsed !== null]);
+        return [...app.schedules]
+            .filter(([, e]) => e.raw)
+            .map(
+                ([name, e]) =>
+                    [name, e.parsed !== null,
+                     e.layout !== null && e.layout.slotStart instanceof Float64Array]);
       });
-      const shown = await page.evaluate(
-          () => [globalThis.shardlabPipeline.shown, globalThis.shardlabPipeline.stacked]);
       assert.ok(parsed.length >= 6, `schedules simulated: ${parsed.map(([n]) => n)}`);
-      for (const [name, isParsed] of parsed) {
-        assert.equal(isParsed, shown.includes(name), `${name} parsed on the page: ${isParsed}`);
+      for (const [name, isParsed, packed] of parsed) {
+        assert.deepEqual([isParsed, packed], [false, true], `${name}: parsed, packed`);
       }
+      assert.deepEqual(page.errors, []);
+      await page.close();
+    });
+
+// The structure that keeps a large schedule's opening free of long tasks
+// (the times themselves are tests/bench/page_responsive_bench.mjs's): the
+// main thread never parses a schedule's JSON nor decodes its text, and the
+// timeline paints its cells without a canvas call per cell.
+test(
+    'a large schedule opens without its JSON on the main thread or a canvas call per cell',
+    async () => {
+      const [p, m] = [32, 128];
+      const page = await open(`&p=${p}&m=${m}`, {
+        prepare: (context) => context.addInitScript(() => {
+          const seen = {parsed: 0, decoded: 0, rects: 0};
+          window.mainThread = seen;
+          const parse = JSON.parse;
+          JSON.parse = function(text, ...rest) {
+            seen.parsed = Math.max(seen.parsed, String(text).length);
+            return parse.call(this, text, ...rest);
+          };
+          const decode = TextDecoder.prototype.decode;
+          TextDecoder.prototype.decode = function(input, ...rest) {
+            seen.decoded = Math.max(seen.decoded, input ? input.byteLength : 0);
+            return decode.call(this, input, ...rest);
+          };
+          const count = (proto, name, key) => {
+            const original = proto[name];
+            proto[name] = function(...args) {
+              ++seen[key];
+              return original.apply(this, args);
+            };
+          };
+          for (const proto of [CanvasRenderingContext2D.prototype, Path2D.prototype]) {
+            count(proto, 'rect', 'rects');
+          }
+          count(CanvasRenderingContext2D.prototype, 'fillRect', 'rects');
+        }),
+      });
+      await settled(page);
+      const data = await drawnTimeline(page);
+      const seen = await page.evaluate(() => window.mainThread);
+      const bytes = await page.evaluate(() => {
+        const app = globalThis.shardlabPipeline;
+        return app.schedules.get(app.shown).raw.length;
+      });
+      assert.ok(bytes > 1e6, `the shown schedule's JSON is large: ${bytes} bytes`);
+      assert.ok(
+          seen.parsed < 64 * 1024, `the largest JSON parsed on the main thread: ${seen.parsed}`);
+      assert.ok(seen.decoded < 64 * 1024, `the largest text decoded there: ${seen.decoded}`);
+      assert.ok(
+          Number(data.painted) >= p * m * 2, `cells painted in the whole view: ${data.painted}`);
+      // The layer is drawn in steps (one task runs as many as fit in 8 ms):
+      // none paints more than a few thousand cells.
+      assert.ok(
+          Number(data.stepCells) <= 2000 && Number(data.stepCells) * 2 < Number(data.painted),
+          `the most cells one step painted: ${data.stepCells} of ${data.painted}`);
+      // Every canvas rectangle of the load (every layer drawn, the memory
+      // strips, the other plots): far fewer than the cells.
+      assert.ok(seen.rects < (p * m) / 4, `canvas rectangles: ${seen.rects} for ${data.painted}`);
       assert.deepEqual(page.errors, []);
       await page.close();
     });

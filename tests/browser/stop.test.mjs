@@ -123,7 +123,7 @@ test(
       const page = await openPage(
           site.browser, `${site.url}#v=3&lab=pipeline&ex=dualpipe_example.json&t=600`, {
             // After snapshot()'s INCUMBENT (its transfer list ends the call).
-            prepare: stuckWorker('pipeline/worker.js', '[schedule.buffer]);')
+            prepare: stuckWorker('pipeline/worker.js', 'summary, layout}, buffers);')
           });
       await waitStatus(page, 'ready', 120000, 'pipeline');
       await page.click('[data-testid=pl-start]');

@@ -72,8 +72,11 @@ export class CompareTable {
     this.stacked = null;
   }
 
-  setRows(rows) {
+  /** New rows, and the shown and stacked ones when given (one render either way). */
+  setRows(rows, shown = this.shown, stacked = this.stacked) {
     this.rows = rows;
+    this.shown = shown;
+    this.stacked = stacked;
     this.render();
   }
 

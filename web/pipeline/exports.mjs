@@ -117,7 +117,7 @@ export function updateDownloads(section, entry) {
     'pl-download-csv': 'PyTorch CSV'
   };
   for (const id of SCHEDULE_BUTTONS) setReason($(id), none && `${names[id]}: ${none}`);
-  if (entry) setReason($('pl-download-csv'), csvRefusal(entry.schedule));
+  if (entry) setReason($('pl-download-csv'), csvRefusal(entry.summary || entry.schedule));
 }
 
 /** True when text is a schedule JSON (rather than a problem or a CSV). */

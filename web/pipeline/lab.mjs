@@ -216,11 +216,11 @@ async function restoreStored(key) {
   if (!stored) return;
   try {
     const entry = await app.sessions.check(stored.schedule);
-    if (entry.schedule.valid === false) return;
+    if (entry.summary.valid === false) return;
     app.extra.set('planned', entry);
     plan.offer(entry, stored.bound);
     const bound = Number.isFinite(stored.bound) ? `, lower bound ${num(stored.bound)}` : '';
-    note(`The best planned schedule kept in this browser (makespan ${num(entry.schedule.makespan)}${
+    note(`The best planned schedule kept in this browser (makespan ${num(entry.summary.makespan)}${
         bound}, restored from ${
         stored.savedAt.slice(0, 16).replace('T', ' ')} UTC) is the 'planned' row.`);
   } catch (error) {
@@ -234,12 +234,11 @@ async function restoreLinked() {
   app.linkedPlan = null;
   try {
     const entry = await app.sessions.check(JSON.stringify(linked));
-    if (entry.schedule.valid === false) {
-      throw new Error(
-          (entry.schedule.violations || []).slice(0, 2).join('; ') || 'it is not valid');
+    if (entry.summary.valid === false) {
+      throw new Error((entry.summary.violations || []).slice(0, 2).join('; ') || 'it is not valid');
     }
     const kept = app.extra.get('planned');  // from IndexedDB: the better one stays
-    if (!kept || kept.schedule.makespan > entry.schedule.makespan) app.extra.set('planned', entry);
+    if (!kept || kept.summary.makespan > entry.summary.makespan) app.extra.set('planned', entry);
     plan.offer(entry);
   } catch (error) {
     note(`The link's planned schedule was not used: ${error.message}`);
@@ -275,22 +274,28 @@ function renderLists() {
   fillSelect($('pl-compare-select'), names.filter((n) => n !== app.shown), app.stacked, 'none');
   const extras =
       EXTRA.filter((n) => app.extra.has(n)).map((n) => ({...summaryOf(app.extra.get(n)), name: n}));
-  compare.setRows(compareRows(
-      app.list, new Map([...app.schedules].map(([k, v]) => [k, v.error ? v : summaryOf(v)])),
-      extras));
-  compare.select(app.shown, app.stacked);
+  compare.setRows(
+      compareRows(
+          app.list, new Map([...app.schedules].map(([k, v]) => [k, v.error ? v : summaryOf(v)])),
+          extras),
+      app.shown, app.stacked);
 }
 
-// The readouts and the timeline of the shown and stacked schedules (these
-// parse the schedules' JSON and lay out their ops).
+// What the timeline draws of an entry: the worker's packed layout with the
+// numbers, else the schedule (parsed here, and packed by the timeline).
+const drawnOf = (e) => (e.layout ? {summary: e.summary, layout: e.layout} : {schedule: e.schedule});
+
+// The readouts and the timeline of the shown and stacked schedules (from
+// their summaries and packed layouts: nothing here parses a schedule the
+// worker simulated).
 function renderView() {
   app.viewKey = `${app.shown}|${app.stacked}`;
   const shown = entryOf(app.shown);
-  if (shown) renderReadouts($('pl-readouts'), $('pl-devices'), shown.schedule);
+  if (shown) renderReadouts($('pl-readouts'), $('pl-devices'), summaryOf(shown));
   $('pl-readouts').hidden = !shown;
-  const entries =
-      [shown, entryOf(app.stacked)].filter(Boolean).map((e) => ({schedule: e.schedule}));
-  const comm = Number((shown && shown.schedule.problem && shown.schedule.problem.comm) || 0);
+  const entries = [shown, entryOf(app.stacked)].filter(Boolean).map(drawnOf);
+  const problem = shown && summaryOf(shown).problem;
+  const comm = Number((problem && problem.comm) || 0);
   timeline.setSchedules(entries, {comm, keepZoom: true});
   renderDevicesTitle(shown);
   exports.updateDownloads(app.section, shown);
@@ -359,9 +364,15 @@ function scheduleLink() {
   linkTimer = setTimeout(updateLink, 200);
 }
 
+// A planned schedule whose JSON is longer than this never packs into a link
+// (PLAN_MAX_CHARS): it is left out without parsing and compressing it here.
+const LINK_PLAN_MAX_BYTES = 2 << 20;
+
 async function updateLink() {
   const s = plan.settings();
-  const planned = app.extra.get('planned');
+  let planned = app.extra.get('planned');
+  const tooLong = planned && planned.raw.length > LINK_PLAN_MAX_BYTES;
+  if (tooLong) planned = null;
   const {params, omitted} = await encodePipeline({
     params: app.mode === 'form' ? form.read() : {},
     example: app.mode === 'json' ? app.example : null,
@@ -376,6 +387,7 @@ async function updateLink() {
     memory: timeline.showMemory,
   });
   $('pl-permalink').href = app.shell.setFragment('pipeline', params);
+  if (tooLong) omitted.push('plan');
   $('pl-link-note').textContent =
       omitted.length ? `The link leaves out the ${omitted.join(' and ')}: too long for a URL.` : '';
 }

@@ -39,23 +39,27 @@ function stepPath(ctx, t, v, x, y, base, [t0, t1], [left, right]) {
 }
 
 /**
- * Draws the strips of every device of `schedule`: box {left, right, top},
+ * Draws the strips of every device of a schedule: `info` its numbers (peaks,
+ * cap: the schedule or its summary), `layout` its packed layout (the steps,
+ * layout.mjs), box {left, right, top},
  * trackHeight per device, x the time scale, [t0, t1] the visible domain;
  * a device's peak is written by `format` (a plain number by default) at the
  * strip's left, on every strip while they are at least LABEL_PX tall and on
- * every k-th one below that (p >= 32), so labels never overlap. Returns the
- * labels' y positions.
+ * every k-th one below that (p >= 32), so labels never overlap. [d0, d1):
+ * the devices to draw (all by default; the timeline spreads them over
+ * tasks). Returns the labels' y positions.
  */
-export function drawMemoryTracks(ctx, schedule, box, trackHeight, x, [t0, t1], format = fmt) {
-  const devices = (schedule.memory || []).length;
-  const top = memoryMax(schedule);
-  const caps = capOf(schedule);
-  const params = schedule.peak_parameter || [];
-  const peaks = schedule.peak_activation || [];
+export function drawMemoryTracks(
+    ctx, info, layout, box, trackHeight, x, [t0, t1], format = fmt, [d0, d1] = [0, Infinity]) {
+  const devices = layout.memDevices;
+  const top = memoryMax(info);
+  const caps = capOf(info);
+  const params = info.peak_parameter || [];
+  const peaks = info.peak_activation || [];
   const every = Math.ceil(LABEL_PX / trackHeight);
   const labels = [];
   ctx.save();
-  for (let d = 0; d < devices; ++d) {
+  for (let d = d0; d < Math.min(d1, devices); ++d) {
     const y0 = box.top + d * trackHeight;
     const h = trackHeight - 3;
     const y = (v) => y0 + h - (v / top) * h;
@@ -70,7 +74,7 @@ export function drawMemoryTracks(ctx, schedule, box, trackHeight, x, [t0, t1], f
       ctx.fillStyle = PARAM;
       ctx.fillRect(box.left, y(param), box.right - box.left, y(0) - y(param));
     }
-    const {t, v} = memorySteps(schedule, d);
+    const {t, v} = memorySteps(layout, d);
     ctx.fillStyle = ACT;
     stepPath(ctx, t, v, x, y, param, [t0, t1], [box.left, box.right]);
     ctx.fill();

@@ -59,7 +59,7 @@ const gapText = (best, bound, decimals) => {
 export class PlanPanel {
   /**
    * host: {section, sessions (session_client.mjs), problem() -> {key} | null,
-   * bestGenerated() -> {text, schedule} | null, onSchedule(kind, entry),
+   * bestGenerated() -> ScheduleEntry | null, onSchedule(kind, entry),
    * onRun(status, problemKey), onError(message), onSettings()}.
    */
   constructor(host) {
@@ -148,7 +148,7 @@ export class PlanPanel {
    */
   offer(entry, bound = null) {
     const kept = this.planner.consider(entry.text, 0);
-    if (Number.isFinite(bound) && bound <= entry.schedule.makespan + 1e-9 &&
+    if (Number.isFinite(bound) && bound <= entry.summary.makespan + 1e-9 &&
         (this.planner.bound === null || bound > this.planner.bound)) {
       this.planner.bound = bound;
     }
@@ -229,7 +229,7 @@ export class PlanPanel {
     try {
       const entry = await this.host.sessions.scheduleFromMip(this.runOptions, columns);
       this.mipBest = {
-        makespan: entry.schedule.makespan,
+        makespan: entry.summary.makespan,
         bound: this.mipBest ? this.mipBest.bound : null
       };
       this.host.onSchedule('mip', entry);
@@ -330,7 +330,7 @@ export class PlanPanel {
     if (done.columns && Object.keys(done.columns).length && done.status !== 'stopped') {
       try {
         const entry = await sessions.scheduleFromMip(options, done.columns);
-        this.mipBest = {makespan: entry.schedule.makespan, bound: done.dual};
+        this.mipBest = {makespan: entry.summary.makespan, bound: done.dual};
         this.host.onSchedule('mip', entry);
       } catch (error) {
         this.$('pl-plan-note').textContent =

@@ -56,7 +56,7 @@ export class PlannerClient {
     if (this.bound === null || record.bound > this.bound) this.bound = record.bound;
     this.record = record;
     if (msg.type === MSG.INCUMBENT && msg.schedule) {
-      this.consider(msg.schedule, seconds, msg.summary || null);
+      this.consider(msg.schedule, seconds, msg.summary || null, msg.layout || null);
     }
     if (this.best && this.bound !== null && this.bound > this.best.makespan) {
       this.bound = this.best.makespan;
@@ -65,16 +65,16 @@ export class PlannerClient {
   }
 
   /**
-   * Keeps a schedule (JSON text or its UTF-8 bytes, with its summary when the worker made one,
-   * or an object) when it beats the best; true if it did. best is a
-   * ScheduleEntry with makespan and seconds: its JSON is parsed here only
-   * when no summary came with it.
+   * Keeps a schedule (JSON text or its UTF-8 bytes, with its summary and
+   * packed layout when the worker made them, or an object) when it beats
+   * the best; true if it did. best is a ScheduleEntry with makespan and
+   * seconds: its JSON is parsed here only when no summary came with it.
    */
-  consider(schedule, seconds = this.elapsedS, summary = null) {
+  consider(schedule, seconds = this.elapsedS, summary = null, layout = null) {
     const parsed =
         schedule !== null && typeof schedule === 'object' && !ArrayBuffer.isView(schedule);
     const entry = parsed ? new ScheduleEntry(JSON.stringify(schedule), schedule) :
-                           new ScheduleEntry(schedule, summary);
+                           new ScheduleEntry(schedule, summary, layout);
     if (parsed) entry.parsed = schedule;
     const object = entry.summary;
     if (!object || !Number.isFinite(object.makespan) || object.valid === false) return false;

@@ -113,10 +113,11 @@ export function renderReadouts(root, table, schedule) {
       caps ? `${num(worst)} of ${caps.map(num).join(', ')}` : `${num(worst)} (no cap)`);
   const valid = schedule.valid !== false;
   const violations = schedule.violations || [];
+  const count = schedule.violation_count ?? violations.length;  // a summary keeps a few
   set(root, 'pl-valid',
       valid ? 'valid' :
               `INVALID: ${violations.slice(0, 3).join('; ')}` +
-              (violations.length > 3 ? ` (and ${violations.length - 3} more)` : ''));
+              (count > 3 ? ` (and ${count - 3} more)` : ''));
   root.querySelector('[data-testid=pl-valid]').classList.toggle('bad', !valid);
   const verdict = closedFormVerdict(schedule);
   set(root, 'pl-closed-form', verdict.text);

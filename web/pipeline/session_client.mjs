@@ -5,7 +5,8 @@
 // the MIP's LP and column maps. The planner runs in the same worker
 // (planner_client.mjs shares this handle). Schedules come back as
 // ScheduleEntry: the text (kept for downloads and offers), the numbers
-// (summary) and the whole schedule parsed only when something reads it.
+// (summary), the timeline's packed layout (layout.mjs, made in the worker)
+// and the whole schedule parsed only when something reads it.
 // lab.mjs drives it; tests/web/pipeline_clients.test.mjs runs it against a
 // fake worker.
 import {OP} from '../protocol.mjs';
@@ -15,18 +16,20 @@ const decoder = new TextDecoder();
 
 /**
  * A schedule seen from the page: `text` (the core's schedule JSON),
- * `summary` (its numbers without the ops and memory profile) and
- * `schedule` (the whole JSON, parsed on first use: a p 64, m 512 schedule's
- * JSON is 10 MB, and only the drawn ones are read). The worker sends large
- * texts as UTF-8 bytes (a transferred buffer: a 10 MB string copied into
- * the page costs a main-thread task of 0.3 s or more); `text` decodes them
- * on first use.
+ * `summary` (its numbers without the ops and memory profile), `layout` (its
+ * timeline packed in typed arrays, or null: the timeline packs `schedule`)
+ * and `schedule` (the whole JSON, parsed on first use: a p 64, m 512
+ * schedule's JSON is 10 MB, and the page reads it only for a download or
+ * when the worker sent no layout). The worker sends large texts as UTF-8
+ * bytes (a transferred buffer: a 10 MB string copied into the page costs a
+ * main-thread task of 0.3 s or more); `text` decodes them on first use.
  */
 export class ScheduleEntry {
-  constructor(text, summary = null) {
+  constructor(text, summary = null, layout = null) {
     this.raw = text;  // a string, or UTF-8 bytes (Uint8Array)
     this.parsed = summary ? null : JSON.parse(this.text);
     this.summary = summary || this.parsed;
+    this.layout = layout;
   }
 
   get text() {
@@ -40,7 +43,10 @@ export class ScheduleEntry {
   }
 }
 
-const entry = (text) => new ScheduleEntry(text);
+// A reply's schedule: packed by the worker (bytes, summary, layout) or text.
+const entry = (done) =>
+    (done.bytes ? new ScheduleEntry(done.bytes, done.summary, done.layout || null) :
+                  new ScheduleEntry(done.text));
 
 export class SessionClient {
   /** onEvent(msg, op): PROGRESS and INCUMBENT replies (the planner's). */
@@ -109,7 +115,7 @@ export class SessionClient {
     this.opened = {text, source};
     const schedules = new Map();
     for (const [name, s] of Object.entries(done.schedules || {})) {
-      schedules.set(name, s.text === undefined ? {error: s.error} : entry(s.text));
+      schedules.set(name, s.text === undefined ? {error: s.error} : entry(s));
     }
     return {normalized: done.normalized, list: done.list, schedules};
   }
@@ -117,13 +123,12 @@ export class SessionClient {
   /** One schedule of the open problem: a ScheduleEntry, or {error} when it does not apply. */
   async simulate(name) {
     const done = await this.call(OP.SIMULATE, {name});
-    const text = done.bytes || done.text;
-    return text === undefined ? {error: done.error} : new ScheduleEntry(text, done.summary);
+    return done.bytes || done.text !== undefined ? entry(done) : {error: done.error};
   }
 
-  /** A schedule JSON re-timed and checked on the problem: {text, schedule}. */
+  /** A schedule JSON re-timed and checked on the problem: a ScheduleEntry. */
   async check(scheduleText) {
-    return entry((await this.call(OP.CHECK, {schedule: scheduleText})).text);
+    return entry(await this.call(OP.CHECK, {schedule: scheduleText}));
   }
 
   /** format: 'chrome-trace' or 'pytorch-csv'; the file's text. */
@@ -132,7 +137,7 @@ export class SessionClient {
   }
 
   async importCsv(csv, source) {
-    return entry((await this.call(OP.IMPORT_CSV, {csv, source})).text);
+    return entry(await this.call(OP.IMPORT_CSV, {csv, source}));
   }
 
   async emitLp(options) {
@@ -145,7 +150,7 @@ export class SessionClient {
   }
 
   async scheduleFromMip(options, columns) {
-    return entry((await this.call(OP.FROM_MIP, {options, columns})).text);
+    return entry(await this.call(OP.FROM_MIP, {options, columns}));
   }
 
   terminate() {

@@ -7,13 +7,18 @@
 // (communication delays solid, waiting dotted) and a tooltip; zoom and pan
 // come from timeline_input.mjs. One canvas, redrawn at most once per frame
 // (Plot), drawing only the cells in view into a cached layer that hovering
-// reuses: a p 64, m 512 schedule stays fluid under the mouse.
+// reuses: a p 64, m 512 schedule stays fluid under the mouse. Schedules come
+// as packed layouts (layout.mjs; the pipeline worker makes them) with their
+// numbers, or as schedule objects packed here (the plan lab's); the cells
+// are painted as pixels (cells.mjs) and their labels drawn in slices of at
+// most SLICE_MS, one task each (with the rest of the layer), so no draw
+// holds the page long.
 import {DataTable} from '../data_table.mjs';
 import {COLORS, FONT, Plot} from '../plots/canvas.mjs';
 import {linearScale} from '../plots/scales.mjs';
 
-import {CellBatch, PALETTE, REVERSE_HATCH} from './cells.mjs';
-import {arrowsOf, buildLayout, clampDomain, panDomain, slotAt, visibleRange, zoomDomain} from './layout.mjs';
+import {cellPainter, drawLabels, LABEL_STRIDE, PALETTE, REVERSE_HATCH} from './cells.mjs';
+import {arrowsOf, buildLayout, clampDomain, gapsOf, panDomain, rowRange, slotAt, visibleRange, zoomDomain} from './layout.mjs';
 import {drawMemoryTracks, MEMORY_LEGEND} from './memory_track.mjs';
 import {attachInput, tooltipText} from './timeline_input.mjs';
 
@@ -25,25 +30,35 @@ const LABEL_PX = 12;  // the least distance between two row or strip labels (11 
 const ARROW_IN = '#111827';
 const ARROW_OUT = '#7c3aed';
 const DELAY = '#db2777';
+// The layer is drawn in steps, SLICE_MS of them per task: a p 64, m 512
+// schedule's (100k cells, 64 strips, thousands of labels zoomed in) never
+// holds the page for long, wherever it runs.
+const SLICE_MS = 8;
+const CELLS_PER_STEP = 1500;  // cells and gaps painted by one step
+const LABEL_BATCH = 128;      // labels drawn by one step
+const TRACKS_PER_STEP = 2;    // memory strips drawn by one step
 
-function hatch(ctx) {
-  const tile = document.createElement('canvas');
-  tile.width = tile.height = 6;
-  const t = tile.getContext('2d');
-  t.strokeStyle = '#e2e8f0';
-  t.lineWidth = 1;
-  t.beginPath();
-  t.moveTo(0, 6);
-  t.lineTo(6, 0);
-  t.stroke();
-  return ctx.createPattern(tile, 'repeat');
+// Splits [0, n) into consecutive ranges of about `limit` weight each.
+function spans(n, weight, limit) {
+  const out = [];
+  let first = 0;
+  let sum = 0;
+  for (let d = 0; d < n; ++d) {
+    sum += weight(d);
+    if (sum >= limit) {
+      out.push([first, d + 1]);
+      first = d + 1;
+      sum = 0;
+    }
+  }
+  if (first < n) out.push([first, n]);
+  return out;
 }
 
 const fmt = (v) => String(Number(Number(v).toPrecision(6)));
 
-// Each schedule object is laid out once: the lab shows the same schedules
-// again on every change of the other one (a p 64, m 512 layout takes 0.3 s
-// or more).
+// Each schedule object given unpacked is laid out once: the lab shows the
+// same schedules again on every change of the other one.
 const layouts = new WeakMap();
 function layoutOf(schedule) {
   let layout = layouts.get(schedule);
@@ -67,7 +82,7 @@ export class Timeline {
     this.formatTime = units.formatTime || fmt;
     this.timeLabel = units.timeLabel || 'time';
     this.formatMemory = units.formatMemory || undefined;
-    this.blocks = [];  // [{schedule, layout, title}]
+    this.blocks = [];  // [{info (the schedule or its summary), layout, title}]
     this.domain = [0, 1];
     this.max = 1;
     this.hasData = false;
@@ -75,7 +90,8 @@ export class Timeline {
     this.showMemory = true;
     this.comm = 0;
     this.version = 0;
-    this.layer = null;  // the cells, strips and axis, drawn once per view (see draw)
+    this.layer = null;     // the cells, strips and axis, drawn once per view (see draw)
+    this.layerJob = null;  // the layer's steps still to run (runLayer)
     this.plot = new Plot(canvas, (ctx, w, h) => this.draw(ctx, w, h));
     this.table = new DataTable(canvas, 'each device\'s busy and idle time', () => this.summary());
     attachInput(this);
@@ -85,13 +101,13 @@ export class Timeline {
   summary() {
     if (!this.hasData) return null;
     const rows = [];
-    for (const {title, layout, schedule} of this.blocks) {
-      const act = schedule.peak_activation || [];
+    for (const {title, layout, info} of this.blocks) {
+      const act = info.peak_activation || [];
       for (let d = 0; d < layout.devices; ++d) {
-        const busy =
-            (layout.rows[d] ||
-             []).reduce((sum, s) => sum + (layout.slots[s].end - layout.slots[s].start), 0);
-        const idle = (layout.gaps[d] || []).reduce((sum, [t0, t1]) => sum + (t1 - t0), 0);
+        const [first, last] = rowRange(layout, d);
+        let busy = 0;
+        for (let s = first; s < last; ++s) busy += layout.slotEnd[s] - layout.slotStart[s];
+        const idle = gapsOf(layout, d).reduce((sum, [t0, t1]) => sum + (t1 - t0), 0);
         rows.push([
           title, d, this.formatTime(layout.makespan), this.formatTime(busy), this.formatTime(idle),
           act[d] === undefined ? '–' : (this.formatMemory || fmt)(act[d])
@@ -104,17 +120,25 @@ export class Timeline {
     };
   }
 
-  /** Shows schedules (1 or 2) on one time axis; keeps the zoom when asked. */
+  /**
+   * Shows schedules (1 or 2) on one time axis; keeps the zoom when asked.
+   * An entry is {schedule} (the core's schedule object) or {summary,
+   * layout} (its numbers and its packed layout, layout.mjs), with an
+   * optional title.
+   */
   setSchedules(entries, {comm = 0, keepZoom = false} = {}) {
-    const block = (e) => ({
-      schedule: e.schedule,
-      title: e.title || e.schedule.name,
-      layout: layoutOf(e.schedule),
-    });
-    this.blocks = entries.filter((e) => e && e.schedule).map(block);
+    const block = (e) => {
+      const info = e.layout ? e.summary : e.schedule;
+      return {info, title: e.title || info.name, layout: e.layout || layoutOf(e.schedule)};
+    };
+    this.blocks = entries.filter((e) => e && (e.layout ? e.summary : e.schedule)).map(block);
+    this.layerJob = null;
     ++this.version;  // the cached layer is stale
     this.comm = comm;
-    this.canvas.dataset.schedules = this.blocks.map((b) => b.schedule.name).join(',');
+    const data = this.canvas.dataset;
+    data.schedules = this.blocks.map((b) => b.info.name).join(',');
+    delete data.cells;  // until the new layer's labels are drawn
+    delete data.labelled;
     const max = Math.max(1e-9, ...this.blocks.map((b) => b.layout.makespan));
     // A zoomed view stays (clamped) when asked; a whole view follows the new makespan.
     const zoomed = this.hasData && this.zoomed;
@@ -162,7 +186,8 @@ export class Timeline {
       const g = {titleY: y, rowsTop: y + TITLE_H, row, track, devices: n};
       g.rowsBottom = g.rowsTop + n * row;
       g.memTop = g.rowsBottom + 18;
-      g.memBottom = this.showMemory && block.schedule.memory ? g.memTop + n * track : g.rowsBottom;
+      g.memBottom =
+          this.showMemory && block.layout.memDevices > 0 ? g.memTop + n * track : g.rowsBottom;
       y = g.memBottom + 10;
       return g;
     });
@@ -195,8 +220,10 @@ export class Timeline {
     if (!this.layer || this.layerKey !== key) {
       this.layerKey = key;
       this.layer = this.layer || document.createElement('canvas');
-      this.layer.width = ctx.canvas.width;
-      this.layer.height = ctx.canvas.height;
+      // Resized only when the size changed: setting a canvas's size
+      // reallocates its pixels even when it stays the same.
+      if (this.layer.width !== ctx.canvas.width) this.layer.width = ctx.canvas.width;
+      if (this.layer.height !== ctx.canvas.height) this.layer.height = ctx.canvas.height;
       const lc = this.layer.getContext('2d');
       lc.setTransform(ratio, 0, 0, ratio, 0, 0);
       lc.fillStyle = '#fff';
@@ -215,31 +242,61 @@ export class Timeline {
     return true;
   }
 
-  // The cells, labels, strips and axis; what was drawn goes to data-*
-  // attributes for the tests: layer-draws (how often the layer was drawn),
-  // cells (those wide enough for a digit) and labelled (those that got their
-  // micro-batch), row-labels and strip-labels (the labels' y positions).
+  // The cells, labels, strips and axis, as steps run in slices (runLayer);
+  // what was drawn goes to data-* attributes for the tests: layer-draws
+  // (how often a layer was started), then once it is whole, painted (cells
+  // painted), step-cells (the most painted by one step: what one task may
+  // hold), cells (those wide enough for a digit) and labelled (those that
+  // got their micro-batch), row-labels and strip-labels (the labels' y
+  // positions).
   drawLayer(ctx, x, width, geo) {
-    if (!this.pattern) this.pattern = hatch(ctx);
-    this.drawGrid(ctx, x, width, geo);
-    const drawn = {cells: 0, labelled: 0, rowLabels: [], stripLabels: []};
-    this.blocks.forEach((block, i) => this.drawBlock(ctx, block, geo[i], x, width, drawn));
-    this.drawAxis(ctx, x, width, geo[geo.length - 1].memBottom + 4);
     const data = this.canvas.dataset;
     data.layerDraws = String(Number(data.layerDraws || 0) + 1);
-    data.cells = String(drawn.cells);
-    data.labelled = String(drawn.labelled);
-    data.rowLabels = drawn.rowLabels.map((y) => y.toFixed(1)).join(',');
-    data.stripLabels = drawn.stripLabels.map((y) => y.toFixed(1)).join(',');
+    for (const key of ['painted', 'stepCells', 'cells', 'labelled']) delete data[key];
+    const drawn = {painted: 0, stepCells: 0, cells: 0, labelled: 0, rowLabels: [], stripLabels: []};
+    const steps = [() => this.drawGrid(ctx, x, width, geo)];
+    this.blocks.forEach(
+        (block, i) => steps.push(...this.blockSteps(ctx, block, geo[i], x, width, drawn)));
+    steps.push(() => {
+      this.drawAxis(ctx, x, width, geo[geo.length - 1].memBottom + 4);
+      data.painted = String(drawn.painted);
+      data.stepCells = String(drawn.stepCells);
+      data.cells = String(drawn.cells);
+      data.labelled = String(drawn.labelled);
+      data.rowLabels = drawn.rowLabels.map((y) => y.toFixed(1)).join(',');
+      data.stripLabels = drawn.stripLabels.map((y) => y.toFixed(1)).join(',');
+    });
+    this.layerJob = {steps, next: 0};
+    this.runLayer(ctx);
+  }
+
+  // Runs the layer's steps (a step returning false is called again) for at
+  // most SLICE_MS; the rest follow in later tasks, each shown on the next
+  // frame, unless another layer replaced this one.
+  runLayer(ctx) {
+    const job = this.layerJob;
+    const started = performance.now();
+    while (job.next < job.steps.length) {
+      if (job.steps[job.next]() !== false) ++job.next;
+      if (job.next < job.steps.length && performance.now() - started >= SLICE_MS) {
+        setTimeout(() => {
+          if (this.layerJob !== job) return;
+          this.runLayer(ctx);
+          this.plot.request();
+        }, 0);
+        return;
+      }
+    }
+    this.layerJob = null;
   }
 
   drawHighlight(ctx, hover, g, x, width) {
-    const slot = hover.layout.slots[hover.slot];
+    const {layout, slot} = hover;
     const [t0, t1] = this.domain;
-    if (slot.end < t0 || slot.start > t1) return;
-    const x0 = x(slot.start);
-    const x1 = x(slot.end);
-    const y = g.rowsTop + slot.device * g.row;
+    if (layout.slotEnd[slot] < t0 || layout.slotStart[slot] > t1) return;
+    const x0 = x(layout.slotStart[slot]);
+    const x1 = x(layout.slotEnd[slot]);
+    const y = g.rowsTop + layout.slotDevice[slot] * g.row;
     ctx.save();
     ctx.beginPath();
     ctx.rect(LEFT, g.rowsTop, width - RIGHT - LEFT, g.rowsBottom - g.rowsTop);
@@ -287,11 +344,66 @@ export class Timeline {
     ctx.restore();
   }
 
-  drawBlock(ctx, block, g, x, width, drawn) {
-    const {layout, schedule} = block;
+  // A block's steps: its title, its rows' cells (about CELLS_PER_STEP
+  // each), their labels (LABEL_BATCH per call), the row labels and frame,
+  // and its memory strips (TRACKS_PER_STEP each).
+  blockSteps(ctx, block, g, x, width, drawn) {
+    const {layout, info} = block;
     const [t0, t1] = this.domain;
     const left = LEFT;
     const right = width - RIGHT;
+    const steps = [() => this.drawTitle(ctx, block, g, left)];
+    let painter = null;  // made by the first row step: blocks share one image
+    const box = {left, right, top: g.rowsTop, row: g.row};
+    const cellsOf = (d) => {
+      const [first, last] = visibleRange(layout, d, t0, t1);
+      return last - first + layout.gapStart[d + 1] - layout.gapStart[d] + 1;
+    };
+    for (const [d0, d1] of spans(layout.devices, cellsOf, CELLS_PER_STEP)) {
+      steps.push(() => {
+        if (!painter) painter = cellPainter(ctx, layout, box, x, [t0, t1]);
+        const before = painter.painted;
+        painter.paint(d0, d1);
+        drawn.stepCells = Math.max(drawn.stepCells, painter.painted - before);
+      });
+    }
+    let next = 0;  // the next label
+    steps.push(() => {
+      if (!painter) return true;
+      if (next === 0) drawn.painted += painter.painted;
+      const count = painter.labels.length / LABEL_STRIDE;
+      const to = Math.min(count, next + LABEL_BATCH);
+      ctx.save();
+      ctx.beginPath();
+      ctx.rect(left, g.rowsTop, right - left, g.rowsBottom - g.rowsTop);
+      ctx.clip();
+      drawLabels(ctx, painter.labels, next, to, drawn);
+      ctx.restore();
+      next = to;
+      return next >= count;
+    });
+    steps.push(() => this.drawRowLabels(ctx, layout, g, left, right, drawn));
+    if (g.memBottom > g.rowsBottom) {
+      const memBox = {left, right, top: g.memTop};
+      for (const range of spans(layout.memDevices, () => 1, TRACKS_PER_STEP)) {
+        steps.push(() => {
+          drawn.stripLabels.push(...drawMemoryTracks(
+              ctx, info, layout, memBox, g.track, x, this.domain, this.formatMemory, range));
+        });
+      }
+      steps.push(() => {
+        ctx.save();
+        ctx.fillStyle = COLORS.muted;
+        ctx.textAlign = 'left';
+        ctx.textBaseline = 'bottom';
+        ctx.fillText('memory per device (peak at left; dashed: the cap)', left, g.memTop - 3);
+        ctx.restore();
+      });
+    }
+    return steps;
+  }
+
+  drawTitle(ctx, block, g, left) {
     ctx.save();
     ctx.fillStyle = COLORS.ink;
     ctx.font = `600 ${FONT}`;
@@ -301,34 +413,14 @@ export class Timeline {
     const titleWidth = ctx.measureText(block.title).width;
     ctx.fillStyle = COLORS.muted;
     ctx.font = FONT;
-    const above = block === this.blocks[0] ? null : this.blocks[0].schedule;
+    const above = block === this.blocks[0] ? null : this.blocks[0].info;
     ctx.fillText(
-        blockSummary(schedule, above, this.formatTime, this.formatMemory), left + titleWidth + 16,
+        blockSummary(block.info, above, this.formatTime, this.formatMemory), left + titleWidth + 16,
         g.titleY + TITLE_H / 2 - 1);
-    ctx.beginPath();
-    ctx.rect(left, g.rowsTop, right - left, g.rowsBottom - g.rowsTop);
-    ctx.clip();
-    ctx.fillStyle = this.pattern;
-    for (let d = 0; d < layout.devices; ++d) {  // idle gaps: hatched
-      const y = g.rowsTop + d * g.row;
-      for (const [a, b] of layout.gaps[d]) {
-        if (b < t0 || a > t1) continue;
-        ctx.fillRect(x(a), y + 1, x(b) - x(a), g.row - 2);
-      }
-    }
-    const batch = new CellBatch();
-    for (let d = 0; d < layout.devices; ++d) {
-      const [first, last] = visibleRange(layout, d, t0, t1);
-      const y = g.rowsTop + d * g.row;
-      for (let k = first; k < last; ++k) {
-        const slot = layout.slots[layout.rows[d][k]];
-        batch.cell(layout, slot, x(slot.start), x(slot.end), y, g.row);
-      }
-    }
-    batch.flush(ctx);
-    drawn.cells += batch.cells;
-    drawn.labelled += batch.labelled;
     ctx.restore();
+  }
+
+  drawRowLabels(ctx, layout, g, left, right, drawn) {
     ctx.save();
     ctx.fillStyle = COLORS.muted;
     ctx.font = FONT;
@@ -344,16 +436,6 @@ export class Timeline {
     ctx.strokeStyle = COLORS.line || '#cbd5e1';
     ctx.strokeRect(left + 0.5, g.rowsTop + 0.5, right - left - 1, g.rowsBottom - g.rowsTop);
     ctx.restore();
-    if (g.memBottom > g.rowsBottom) {
-      drawn.stripLabels.push(...drawMemoryTracks(
-          ctx, schedule, {left, right, top: g.memTop}, g.track, x, this.domain, this.formatMemory));
-      ctx.save();
-      ctx.fillStyle = COLORS.muted;
-      ctx.textAlign = 'left';
-      ctx.textBaseline = 'bottom';
-      ctx.fillText('memory per device (peak at left; dashed: the cap)', left, g.memTop - 3);
-      ctx.restore();
-    }
   }
 
   rowCenter(g, device) {
@@ -363,15 +445,13 @@ export class Timeline {
   drawArrows(ctx, hover, g, x) {
     const {layout} = hover;
     const {preds, succs} = arrowsOf(layout, hover.slot, this.comm);
-    const ops = layout.ops;
+    const {opDevice, opStart, opEnd} = layout;
     const one = (arc, color) => {
-      const from = ops[arc.from];
-      const to = ops[arc.to];
-      const ya = this.rowCenter(g, from.device);
-      const yb = this.rowCenter(g, to.device);
-      const xa = x(from.end);
-      const xd = x(from.end + arc.delay);
-      const xb = x(to.start);
+      const ya = this.rowCenter(g, opDevice[arc.from]);
+      const yb = this.rowCenter(g, opDevice[arc.to]);
+      const xa = x(opEnd[arc.from]);
+      const xd = x(opEnd[arc.from] + arc.delay);
+      const xb = x(opStart[arc.to]);
       ctx.strokeStyle = color;
       ctx.fillStyle = color;
       ctx.lineWidth = 1.5;

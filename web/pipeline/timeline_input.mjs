@@ -1,7 +1,7 @@
 // The timeline's input: hover (cell, arrows, tooltip), drag and shift+wheel
 // to pan, ctrl+wheel, +/- and 0 to zoom and fit, double-click to fit, arrow
 // keys to pan; and the tooltip's text for a cell. timeline.mjs attaches it.
-import {arrowsOf, panDomain, slackOf} from './layout.mjs';
+import {arrowsOf, opOf, opsOf, panDomain, slackOf} from './layout.mjs';
 
 const fmt = (v) => String(Number(Number(v).toPrecision(6)));
 
@@ -77,17 +77,17 @@ export function describeOp(op) {
 }
 
 /**
- * The tooltip of a cell: its ops, times, when its inputs were ready, its
- * arrows; times written by `format` (a plain number by default).
+ * The tooltip of a cell (slot s of a packed layout): its ops, times, when its inputs were ready,
+ * its arrows; times written by `format` (a plain number by default).
  */
 export function tooltipText(layout, s, comm, format = fmt) {
-  const slot = layout.slots[s];
-  const lines = slot.ops.map((i) => describeOp(layout.ops[i]));
-  lines.push(`${format(slot.start)} \u2192 ${format(slot.end)} (${format(slot.end - slot.start)})`);
+  const lines = Array.from(opsOf(layout, s), (i) => describeOp(opOf(layout, i)));
+  const start = layout.slotStart[s];
+  const end = layout.slotEnd[s];
+  lines.push(`${format(start)} \u2192 ${format(end)} (${format(end - start)})`);
   const slack = slackOf(layout, s, comm);
   if (slack !== null && slack > 1e-9) {
-    lines.push(
-        `inputs ready at ${format(slot.start - slack)}; waited ${format(slack)} (device busy)`);
+    lines.push(`inputs ready at ${format(start - slack)}; waited ${format(slack)} (device busy)`);
   }
   const {preds, succs} = arrowsOf(layout, s, comm);
   lines.push(`${preds.length} dependencies, ${succs.length} dependents`);

@@ -3,8 +3,10 @@
 // per OPEN (which lists the schedules the core knows); every other op runs
 // on it: one schedule simulated per SIMULATE (the page asks for them one by
 // one, so a STOP or the next problem never waits behind all of them; the
-// reply carries the schedule JSON and its numbers without the ops, parsed
-// here so the page parses only the schedules it draws), a schedule file
+// reply carries the schedule JSON as bytes for downloads, its numbers
+// without the ops, and its timeline layout packed in typed arrays
+// (layout.mjs): all made here, so the page never parses a schedule it
+// draws, nor builds objects per op), a schedule file
 // checked (CHECK), exports (EXPORT), a PyTorch CSV imported (IMPORT_CSV),
 // the MIP's LP text and column maps (EMIT_LP, MIP_START, FROM_MIP), and the
 // planner (PLAN) run in time slices until it proves optimality, reaches its
@@ -23,6 +25,7 @@ let P = null;  // protocol.mjs
 let L = null;  // worker_loop.mjs
 let R = null;  // result.mjs
 let S = null;  // worker_shell.mjs
+let Y = null;  // pipeline/layout.mjs
 let M = null;  // the wasm module
 let session = null;
 let sessionId = 0;
@@ -53,37 +56,58 @@ function open(req) {
   };
 }
 
-// What the compare table and the page's choices read of a schedule: all but
-// its ops, units and memory profile (the bulk of a large schedule's JSON),
-// with at most a few violations.
-function summaryOf(text) {
-  const schedule = JSON.parse(text);
-  delete schedule.ops;
-  delete schedule.units;
-  delete schedule.memory;
-  if (Array.isArray(schedule.violations)) schedule.violations = schedule.violations.slice(0, 5);
-  return schedule;
+// What the compare table, the readouts and the page's choices read of a
+// schedule: all but its ops, units and memory profile (the bulk of a large
+// schedule's JSON), with at most a few violations (violation_count says
+// how many there are).
+function summaryOf(schedule) {
+  const summary = {...schedule};
+  delete summary.ops;
+  delete summary.units;
+  delete summary.memory;
+  if (Array.isArray(summary.violations)) {
+    summary.violation_count = summary.violations.length;
+    summary.violations = summary.violations.slice(0, 5);
+  }
+  return summary;
 }
 
-// Schedule JSON goes to the page as UTF-8 bytes in a transferred buffer:
-// moving a 10 MB string would cost the page a long task to copy it in.
+// Schedule JSON goes to the page as UTF-8 bytes in a transferred buffer
+// (moving a 10 MB string would cost the page a long task to copy it in),
+// with its summary and its packed layout (transferred too).
 const encoder = new TextEncoder();
+
+function packed(text) {
+  const schedule = JSON.parse(text);
+  const bytes = encoder.encode(text);
+  const layout = Y.buildLayout(schedule);
+  return {
+    bytes,
+    summary: summaryOf(schedule),
+    layout,
+    buffers: [bytes.buffer, ...Y.layoutBuffers(layout)]
+  };
+}
+
+// A schedule JSON as a DONE payload: bytes, summary and layout, moved.
+function reply(text) {
+  const {bytes, summary, layout, buffers} = packed(text);
+  return {bytes, summary, layout, [S.TRANSFER]: buffers};
+}
 
 function simulate(req) {
   const simulated = current(req).simulate(req.name);
   if (!simulated.ok) return {name: req.name, error: simulated.error.message};
-  const bytes = encoder.encode(simulated.value);
-  return {name: req.name, bytes, summary: summaryOf(simulated.value), [S.TRANSFER]: [bytes.buffer]};
+  const {bytes, summary, layout, buffers} = packed(simulated.value);
+  return {name: req.name, bytes, summary, layout, [S.TRANSFER]: buffers};
 }
 
 function snapshot(run, withSchedule, elapsedS, improvedS, steps) {
   const record = planner.progress(elapsedS);
   if (withSchedule && record.found) {
-    const text = R.unwrap(planner.bestJson());
-    const schedule = encoder.encode(text);
+    const {bytes, summary, layout, buffers} = packed(R.unwrap(planner.bestJson()));
     run.post(
-        P.MSG.INCUMBENT, {record, improvedS, steps, schedule, summary: summaryOf(text)},
-        [schedule.buffer]);
+        P.MSG.INCUMBENT, {record, improvedS, steps, schedule: bytes, summary, layout}, buffers);
   } else {
     run.post(P.MSG.PROGRESS, {record, improvedS, steps});
   }
@@ -130,9 +154,15 @@ shardlabWorker({
   name: 'the pipeline lab',
   root: '../',
   scripts: ['shardlab.js'],
-  modules: {P: 'protocol.mjs', L: 'worker_loop.mjs', R: 'result.mjs', S: 'worker_shell.mjs'},
+  modules: {
+    P: 'protocol.mjs',
+    L: 'worker_loop.mjs',
+    R: 'result.mjs',
+    S: 'worker_shell.mjs',
+    Y: 'pipeline/layout.mjs'
+  },
   boot: async ({modules}) => {
-    ({P, L, R, S} = modules);
+    ({P, L, R, S, Y} = modules);
     M = await createShardLab(
         {locateFile: (file) => new URL(`../${file}`, self.location.href).href});
     return {version: R.unwrap(M.version()), planOptions: R.unwrap(M.pipelinePlanOptionsSchema())};
@@ -141,16 +171,14 @@ shardlabWorker({
   ops: {
     open,
     simulate,
-    check: (req) => ({text: R.unwrap(current(req).check(req.schedule))}),
+    check: (req) => reply(R.unwrap(current(req).check(req.schedule))),
     export: (req) => ({text: R.unwrap(current(req).exportAs(req.schedule, req.format))}),
-    'import-csv': (req) => ({text: R.unwrap(current(req).importCsv(req.csv, req.source))}),
+    'import-csv': (req) => reply(R.unwrap(current(req).importCsv(req.csv, req.source))),
     'emit-lp': (req) => ({lp: R.unwrap(current(req).emitLp(JSON.stringify(req.options || {})))}),
     'mip-start': (req) =>
         R.unwrap(current(req).mipStart(JSON.stringify(req.options || {}), req.schedule)),
-    'from-mip': (req) => ({
-      text: R.unwrap(current(req).scheduleFromMip(
-          JSON.stringify(req.options || {}), JSON.stringify(req.columns)))
-    }),
+    'from-mip': (req) => reply(R.unwrap(current(req).scheduleFromMip(
+        JSON.stringify(req.options || {}), JSON.stringify(req.columns)))),
     plan,
     offer,
   },

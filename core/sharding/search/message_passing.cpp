@@ -169,12 +169,19 @@ void MessagePassing::pass(bool forward) {
   }
 }
 
-void MessagePassing::run(int32_t iterations) {
+bool MessagePassing::run(int32_t iterations, const Cutoff* cutoff) {
+  // A pass over a big core (M) takes milliseconds natively, several times
+  // that in wasm: a clock read per pass is negligible.
+  const bool polling = cutoff != nullptr && cutoff->armed();
   for (int32_t it = 0; it < iterations; ++it) {
+    if (polling && cutoff->reached()) return false;
     pass(true);
+    ++sweeps_;
+    if (polling && cutoff->reached()) return false;
     pass(false);
-    sweeps_ += 2;
+    ++sweeps_;
   }
+  return true;
 }
 
 double MessagePassing::dual() const {
