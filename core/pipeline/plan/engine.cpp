@@ -16,6 +16,7 @@
 #include "core/pipeline/plan/bound.h"
 #include "core/pipeline/plan/lns.h"
 #include "core/pipeline/plan/place.h"
+#include "core/pipeline/plan/relax.h"
 #include "core/pipeline/plan/search.h"
 #include "core/rng.h"
 
@@ -49,11 +50,18 @@ struct PlanEngine::Impl {
   Probe improver{false, "search"};
   std::unique_ptr<ScheduleSearch> diver;    // holds the dives' own state
   std::unique_ptr<PlacementSearch> placer;  // free groups only
+  // The coupled bound: provers on two-device relaxations (plan/relax.h);
+  // what one proves there holds here. Stepped in turn.
+  std::vector<std::unique_ptr<PlanEngine>> coupled;
+  std::vector<int64_t> coupled_spent;
+  size_t coupled_next = 0;
+  double credit_coupled = 0;
 
   double credit_prover = 0, credit_improver = 0, credit_dive = 0, credit_lns = 0;
   int64_t dead_dives = 0;
   int64_t nodes = 0, dives = 0, lns_moves = 0, lns_wins = 0, offers = 0, bound_raises = 0;
   int64_t place_moves = 0, place_wins = 0;
+  int64_t coupled_nodes = 0;
   int64_t lns_size = 24;
 
   Impl(PlanGraph graph, const EngineConfig& config)
@@ -68,6 +76,70 @@ struct PlanEngine::Impl {
     if (!placer->useful()) placer.reset();
     // Deterministic dives with each rule give the first incumbents.
     for (int32_t rule = 0; cfg.initial_dives && rule < kRules; ++rule) dive(rule, 0.0);
+    start_coupled();
+  }
+
+  // Only where the one-device bounds are weakest: pairs that gain and
+  // delays between devices.
+  void start_coupled() {
+    if (cfg.coupled_share <= 0 || infeasible || !g.any_pairs) return;
+    bool delays = false;
+    for (const PlanArc& a : g.arcs) delays |= g.min_delay(a) > 0;
+    if (!delays) return;
+    EngineConfig sub = cfg;
+    sub.coupled_share = 0;  // no relaxation of the relaxation
+    sub.prover_share = 1.0;
+    sub.improver_share = sub.dive_share = 0;
+    sub.table_entries = cfg.table_entries / 4;  // up to four of them beside this one
+    for (const std::vector<int32_t>& keep : coupled_devices(g)) {
+      PlanGraph relaxed;
+      if (!relax_to_devices(g, keep, &relaxed)) continue;
+      coupled.push_back(std::make_unique<PlanEngine>(std::move(relaxed), sub));
+      coupled_spent.push_back(0);
+      raise_from(*coupled.back());
+    }
+  }
+
+  bool raise_from(const PlanEngine& relaxed) {
+    const int64_t proven = g.on_grid(relaxed.lower_bound());
+    if (proven <= lb) return false;
+    lb = proven;
+    ++bound_raises;
+    return true;
+  }
+
+  // A coupled prover stops when it has proven its relaxation's optimum or
+  // spent its budget (most relaxations of a long pipeline are decided in a
+  // few thousand nodes or not at all).
+  bool coupled_open(size_t k) const {
+    return !coupled[k]->finished() && coupled_spent[k] < cfg.coupled_budget;
+  }
+  bool coupled_running() const {
+    for (size_t k = 0; k < coupled.size(); ++k) {
+      if (coupled_open(k)) return true;
+    }
+    return false;
+  }
+
+  // The coupled provers' share of a step, to the next open one. It comes on
+  // top of the step's work, so the planner's own search is the same with
+  // or without them; their budgets bound what they add.
+  bool step_coupled(int64_t work) {
+    credit_coupled += cfg.coupled_share * work;
+    if (credit_coupled < 1) return false;
+    for (size_t tries = 0; tries < coupled.size(); ++tries) {
+      const size_t k = coupled_next;
+      coupled_next = (coupled_next + 1) % coupled.size();
+      if (!coupled_open(k)) continue;
+      const int64_t b = static_cast<int64_t>(credit_coupled);
+      credit_coupled -= b;
+      coupled[k]->step(b);
+      coupled_spent[k] += b;
+      coupled_nodes += b;
+      return raise_from(*coupled[k]);
+    }
+    credit_coupled = 0;  // all closed
+    return false;
   }
 
   SearchConfig search_config(int32_t rule, double noise) {
@@ -216,6 +288,7 @@ struct PlanEngine::Impl {
     credit_improver += cfg.improver_share * work;
     credit_dive += cfg.dive_share * work;
     credit_lns += lns_share * work;
+    if (coupled_running()) improved |= step_coupled(work);
     if (credit_prover >= 1) {
       const int64_t b = static_cast<int64_t>(credit_prover);
       credit_prover -= b;
@@ -294,6 +367,11 @@ Counters PlanEngine::counters() const {
   c.add("placement_moves", m.place_moves);
   c.add("placement_improvements", m.place_wins);
   c.add("offers", m.offers);
+  c.add("coupled_nodes", m.coupled_nodes);
+  int64_t coupled_bound = -1;
+  for (const auto& e : m.coupled)
+    coupled_bound = std::max(coupled_bound, m.g.on_grid(e->lower_bound()));
+  c.add("coupled_bound", coupled_bound);
   c.add("best_source", m.source);
   return c;
 }

@@ -9,7 +9,9 @@
 //   - randomised dives (list scheduling with noisy priorities);
 //   - large neighbourhood search: some ops are freed, the others keep their
 //     device and order, and the search improves the incumbent inside
-//     (plan/lns.cpp).
+//     (plan/lns.cpp);
+//   - with pairs and delays, provers on two-device relaxations (plan/relax.h)
+//     whose bounds hold here.
 // Warm starts come through offer() (generated schedules, HEFT, a merged
 // plan refined).
 //
@@ -37,6 +39,12 @@ struct EngineConfig {
   double dive_share = 0.2;       // the rest goes to large neighbourhood search
   int64_t restart_nodes = 2000;  // first prover budget; grows by half per restart
   bool initial_dives = true;     // one greedy dive per rule in the constructor
+  // Share of the work for the coupled bound (plan/relax.h: two devices
+  // searched together, the others relaxed) on graphs with pairs that gain
+  // and delays, on top of the step's work while a coupled prover is open
+  // and within its budget (so at most four budgets in all); 0 turns it off.
+  double coupled_share = 0.25;
+  int64_t coupled_budget = 100000;  // search nodes per coupled prover
 };
 
 class PlanEngine {
