@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <optional>
 
 #include "core/pipeline/check.h"
 #include "core/pipeline/generators.h"
@@ -25,6 +26,24 @@
 
 namespace shardlab::pipeline {
 namespace {
+
+// A published schedule that runs and fits the problem, with its timeline and
+// plan graph: what the bound-soundness tests measure bounds against.
+struct Fitting {
+  Generated gen;
+  Timeline timeline;
+  PlanGraph graph;
+};
+std::optional<Fitting> fitting_published(const Problem& problem, const char* name) {
+  Result<Generated> gen = generate(problem, name);
+  if (!gen.is_ok()) return std::nullopt;
+  const Expansion& e = gen.value().expansion;
+  Result<Timeline> t = simulate(e, gen.value().order);
+  if (!t.is_ok() || !check_schedule(e, t.value()).valid) return std::nullopt;
+  Result<PlanGraph> g = plan_graph_of(e);
+  REQUIRE(g.is_ok());
+  return Fitting{std::move(gen).value(), std::move(t).value(), std::move(g).value()};
+}
 
 Problem uniform_stages(int32_t p, int32_t m, double f, double b, double w, double cap,
                        double keep = 0) {
@@ -315,17 +334,13 @@ PublishedChecks check_published_bounds(uint64_t seed, int32_t trials, bool pairs
     for (int32_t k = 0; k < 20 && !planner.finished(); ++k) planner.step(1000);
     double best_published = -1;
     for (const char* name : names) {
-      Result<Generated> gen = generate(problem, name);
-      if (!gen.is_ok()) continue;
-      const Expansion& e = gen.value().expansion;
-      Result<Timeline> t = simulate(e, gen.value().order);
-      if (!t.is_ok() || !check_schedule(e, t.value()).valid) continue;
-      const int64_t makespan = measure(e, t.value()).makespan;
-      Result<PlanGraph> g = plan_graph_of(e);
-      REQUIRE(g.is_ok());
+      const std::optional<Fitting> fit = fitting_published(problem, name);
+      if (!fit) continue;
+      const Expansion& e = fit->gen.expansion;
+      const int64_t makespan = measure(e, fit->timeline).makespan;
       INFO(name << " makespan " << makespan << " ticks of 1/" << e.time_scale);
-      counts.paired += g.value().any_pairs;
-      const int64_t bound = root_bound(g.value());
+      counts.paired += fit->graph.any_pairs;
+      const int64_t bound = root_bound(fit->graph);
       CHECK(bound <= makespan);
       counts.tight += bound == makespan;
       const double units = static_cast<double>(makespan) / static_cast<double>(e.time_scale);
@@ -591,19 +606,16 @@ TEST_CASE("pipeline plan: every schedule cut down to two devices is one of their
     if (rng.below(2)) problem.mem_cap.assign(problem.devices, problem.devices + 1 + rng.below(3));
     INFO("trial " << trial << ": " << problem_json(problem, -1));
     for (const char* name : names) {
-      Result<Generated> gen = generate(problem, name);
-      if (!gen.is_ok()) continue;
-      const Expansion& e = gen.value().expansion;
-      Result<Timeline> t = simulate(e, gen.value().order);
-      if (!t.is_ok() || !check_schedule(e, t.value()).valid) continue;
-      Result<PlanGraph> g = plan_graph_of(e);
-      REQUIRE(g.is_ok());
-      Result<PlanSchedule> s = plan_schedule_of(e, g.value(), t.value());
+      const std::optional<Fitting> fit = fitting_published(problem, name);
+      if (!fit) continue;
+      const Expansion& e = fit->gen.expansion;
+      const PlanGraph& g = fit->graph;
+      Result<PlanSchedule> s = plan_schedule_of(e, g, fit->timeline);
       REQUIRE(s.is_ok());
-      REQUIRE(check_plan(g.value(), s.value()) == "");
+      REQUIRE(check_plan(g, s.value()) == "");
       INFO(name);
       bool any_pair = false;
-      for (int32_t i = 0; i < g.value().num_ops(); ++i) any_pair |= s.value().paired(i);
+      for (int32_t i = 0; i < g.num_ops(); ++i) any_pair |= s.value().paired(i);
       std::vector<std::vector<int32_t>> sets;
       for (int32_t x = 0; x < problem.devices; ++x) {
         for (int32_t y = x + 1; y < problem.devices; ++y) sets.push_back({x, y});
@@ -611,8 +623,8 @@ TEST_CASE("pipeline plan: every schedule cut down to two devices is one of their
       sets.push_back({0, 1, 2});
       for (const auto& keep : sets) {
         PlanGraph r;
-        if (!relax_to_devices(g.value(), keep, &r)) continue;
-        const PlanSchedule cut = cut_down(g.value(), r, keep, s.value());
+        if (!relax_to_devices(g, keep, &r)) continue;
+        const PlanSchedule cut = cut_down(g, r, keep, s.value());
         INFO("devices " << keep[0] << " " << keep[1]);
         CHECK(check_plan(r, cut) == "");
         CHECK(cut.makespan <= s.value().makespan);
