@@ -150,8 +150,12 @@ function scheduleLink() {
 // date is when it last changed: rewriting the link (a tab switch, a setting)
 // keeps the date of the result it carries.
 let lastRun = {key: null, savedAt: null};
+// A run's final status while its link and record are written: the tab turns
+// done or stopped only once they carry the result (tests and users read the
+// link as soon as the status says the run is over).
+let endingStatus = null;
 function runState() {
-  const status = root.dataset.status;
+  const status = endingStatus || root.dataset.status;
   const run = {
     bound: app.client.bound,
     status: ['done', 'stopped'].includes(status) ? status : null,
@@ -372,16 +376,20 @@ async function start() {
   // The best plan so far is carried into the run inside client.start, so a
   // stop pressed while it is being offered still reaches the run.
   const best = app.client.best;
+  let ending = null;
   try {
     app.solving = app.client.start(options, s.timeS, best);
     await app.solving;
-    setStatus(app.stopReason || 'done');
+    ending = app.stopReason || 'done';
   } catch (error) {
     showError(error.message);
   } finally {
     app.solving = null;
+    endingStatus = ending;
     scheduleSave(0);
     await updateLink();
+    endingStatus = null;
+    if (ending && !app.solving) setStatus(ending);  // (unless Start was pressed meanwhile)
   }
 }
 
