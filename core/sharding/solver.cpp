@@ -21,7 +21,6 @@
 #include "core/sharding/search/block_search.h"
 #include "core/sharding/search/class_branch.h"
 #include "core/sharding/search/core_state.h"
-#include "core/sharding/search/cutoff.h"
 #include "core/sharding/search/exhaustive.h"
 #include "core/sharding/search/lagrangian.h"
 #include "core/sharding/search/local_search.h"
@@ -114,7 +113,6 @@ struct Engine::Impl {
     // Portfolio diversity: odd engines take shorter subgradient steps.
     if (index % 2 == 1) lagrangian->set_step_factor(0.3);
     search = std::make_unique<LocalSearch>(core, rng.next());
-    search->set_cutoff(&cutoff);
     blocks = std::make_unique<BlockSearch>(core, rng.next());
     relink = std::make_unique<Relink>(core);
     proof_enabled = index == 0 && ClassBranch::applicable(core, kProofNodes);
@@ -203,11 +201,8 @@ struct Engine::Impl {
     lagrangian->penalised_unary(&unary);
     mp->set_unary(unary);
     const int32_t iterations = static_cast<int32_t>(std::max<int64_t>(1, options.mp_iterations));
-    const bool whole = mp->run(iterations, &cutoff);
+    mp->run(iterations);
     *work -= 2 * iterations * mp_entries;
-    // Cut short (the deadline or the interrupt): the messages are valid but
-    // the round is not worth finishing; the next round goes on from them.
-    if (!whole) return false;
     const double dual = mp->dual() - lagrangian->capacity_term();
     *work -= mp_entries;
     ++rounds;
@@ -332,7 +327,7 @@ struct Engine::Impl {
   }
 
   bool proven() const { return known_cost() != INT64_MAX && bound >= known_cost(); }
-  bool expired() const { return cutoff.reached(); }
+  bool expired() const { return has_deadline && std::chrono::steady_clock::now() >= deadline; }
 
   bool proof_turn() const {
     if (!proof_enabled || !have_core_best || lag_stall < kProofStall) return false;
@@ -366,7 +361,8 @@ struct Engine::Impl {
   Options options;
   int32_t index;
   Rng rng;
-  Cutoff cutoff;  // set_time_left() and set_interrupt(); polled inside rounds too
+  bool has_deadline = false;  // set_time_left(): the page's wall-clock limit
+  std::chrono::steady_clock::time_point deadline;
   Presolved pre;
   std::unique_ptr<MessagePassing> mp;
   std::unique_ptr<Lagrangian> lagrangian;
@@ -454,10 +450,13 @@ bool Engine::step(int64_t work) {
 }
 
 void Engine::set_time_left(double time_left_s) {
-  impl_->cutoff.set_time_left(std::isfinite(time_left_s) ? time_left_s : -1);
+  Impl& s = *impl_;
+  s.has_deadline = std::isfinite(time_left_s) && time_left_s >= 0;
+  if (!s.has_deadline) return;
+  s.deadline = std::chrono::steady_clock::now() +
+               std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                   std::chrono::duration<double>(time_left_s));
 }
-
-void Engine::set_interrupt(const Interrupt* interrupt) { impl_->cutoff.set_interrupt(interrupt); }
 
 bool Engine::finished() const {
   const Impl& s = *impl_;
@@ -636,11 +635,6 @@ SolveResult solve(const Problem& problem, const Options& options, double time_bu
   for (int32_t i = 0; i < workers; ++i) {
     engines.push_back(std::make_unique<Engine>(problem, options, i));
   }
-  // The engines get no deadline here: the portfolio stops them between two
-  // steps, so its runs (and the README's benchmark tables) do not depend on
-  // where a clock read falls inside a round. Only the page, whose Stop and
-  // time limit must land within a fraction of a second, arms the cutoff
-  // (Engine::set_time_left, set_interrupt).
   Board board(sink, interrupt);
 #ifdef __EMSCRIPTEN__
   // No threads in the module: interleave the engines' steps.

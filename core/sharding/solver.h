@@ -21,12 +21,9 @@
 //
 // Work: one unit is about 1000 matrix-entry visits (about 1 microsecond
 // natively). A step may overrun its budget by one Lagrangian round on big
-// cores (a few tens of milliseconds natively, up to 0.3 s for the first
-// round's repair of M); it never stops mid-move, and nothing inside depends
-// on wall-clock time unless set_time_left() or set_interrupt() asks it to
-// return early: then the long phases inside a round (message passing between
-// two passes, repair and descent every few thousand entry visits, the proof
-// search between two expansions) also stop and keep their best so far.
+// cores (a few tens of milliseconds natively); it never stops mid-move, and
+// nothing inside depends on wall-clock time unless set_time_left() asks it to
+// return early.
 //
 // Contract:
 // - best() is always a plan that evaluate() accepts as feasible (no forbidden
@@ -68,18 +65,13 @@ class Engine {
   // true when the incumbent or the lower bound improved.
   bool step(int64_t work);
   // A wall-clock deadline for step(), time_left_s from now (a negative or
-  // non-finite value removes it). With one set, step() returns soon after the
-  // deadline has passed: between two rounds, or inside a round's message
-  // passing, repair, descent or proof search (see Work above), so a time
-  // limit is kept within a few milliseconds natively rather than one round.
-  // Until the deadline passes, the search does exactly what it does without
-  // one: results at a given work budget are unchanged. A cut round leaves
-  // the engine whole: best() is kept and later steps go on.
+  // non-finite value removes it). With one set, step() also returns between
+  // two of its rounds (and the proof search between two expansions) once the
+  // deadline has passed, so a page's time limit is kept within one round
+  // rather than one step. Until the deadline passes, the search does exactly
+  // what it does without one: results at a given work budget are unchanged.
+  // The native portfolio (solve()) never sets it.
   void set_time_left(double time_left_s);
-  // The same for an interrupt flag (nullptr removes it): once *interrupt is
-  // true, step() returns as it does after the deadline. The page sets both;
-  // solve() sets neither (see solve() below).
-  void set_interrupt(const Interrupt* interrupt);
   // True when nothing is left to do (optimality proven, or the search is
   // exhausted, or the instance has no feasible plan).
   bool finished() const;
@@ -128,10 +120,8 @@ struct SolveResult {
 // natively; round-robin in one thread under wasm). After every improvement
 // of the shared best or bound, the sink gets the portfolio's record: its
 // counters are the improving engine's, with "engine" (its index) first.
-// A sink answering kStop, *interrupt set or the time budget spent stops the
-// run within one step (the engines' cutoff is not armed here, so a run's
-// figures never depend on where a clock read falls inside a round); the best
-// plan so far is still returned.
+// A sink answering kStop, or *interrupt set, stops the run within one step;
+// the best plan so far is still returned.
 SolveResult solve(const Problem& problem, const Options& options, double time_budget_s,
                   const ProgressSink& sink = nullptr, const Interrupt* interrupt = nullptr);
 

@@ -11,11 +11,6 @@
 #include "../property/random_instances.h"
 #include "core/sharding/evaluate.h"
 #include "core/sharding/io.h"
-#include "core/sharding/presolve.h"
-#include "core/sharding/search/core_state.h"
-#include "core/sharding/search/cutoff.h"
-#include "core/sharding/search/local_search.h"
-#include "core/sharding/search/message_passing.h"
 #include "helpers.h"
 
 namespace shardlab {
@@ -228,104 +223,6 @@ TEST_CASE("set_time_left: no change before the deadline, no round after it") {
   passed.step(200);
   CHECK(passed.counters().find("rounds")->integer > before.find("rounds")->integer);
   CHECK(passed.lower_bound() <= plain.cost);
-}
-
-// The cutoff inside a round (issue 26: a 10 s limit on M ran 5 s over, and
-// Stop waited for the round): message passing, descent and repair return at
-// their next poll once it has tripped, with a whole plan; an armed cutoff
-// that has not tripped changes nothing.
-TEST_CASE("cutoff: the long phases of a round return at their next poll") {
-  const Problem p = bundled("B");
-  const Presolved pre = std::move(presolve(p)).value();
-  const CoreModel& core = pre.core();
-  REQUIRE(core.num_nodes() > 50);
-  Interrupt stop{false};
-  Cutoff armed;
-  armed.set_interrupt(&stop);
-  armed.set_time_left(1e9);
-
-  MessagePassing plain(core);
-  plain.set_unary(std::vector<double>(core.unary.begin(), core.unary.end()));
-  MessagePassing polled(core);
-  polled.set_unary(plain.unary());
-  CHECK(plain.run(3));
-  CHECK(polled.run(3, &armed));
-  CHECK(polled.messages() == plain.messages());
-  stop = true;
-  CHECK_FALSE(polled.run(3, &armed));
-  CHECK(polled.sweeps() == plain.sweeps());  // not one pass after the stop
-
-  // Descent from a repaired plan makes moves unless the cutoff tripped.
-  std::vector<int32_t> start(core.num_nodes(), 0);
-  CoreState fresh(core, start);
-  int64_t repair_work = INT64_MAX / 4;
-  LocalSearch repairer(core, 3);
-  repairer.repair(&fresh, &repair_work);
-  REQUIRE(fresh.feasible());
-  stop = false;
-  Cutoff open_cutoff;
-  open_cutoff.set_interrupt(&stop);
-  LocalSearch free_run(core, 5);
-  free_run.set_cutoff(&open_cutoff);
-  CoreState a = fresh;
-  int64_t work_a = INT64_MAX / 4;
-  const int64_t moves = free_run.descend(&a, &work_a);
-  CHECK(moves > 0);
-  LocalSearch same(core, 5);
-  CoreState b = fresh;
-  int64_t work_b = INT64_MAX / 4;
-  CHECK(same.descend(&b, &work_b) == moves);
-  CHECK(b.plan() == a.plan());
-  CHECK(work_b == work_a);
-
-  stop = true;
-  LocalSearch cut(core, 5);
-  cut.set_cutoff(&armed);
-  CoreState c = fresh;
-  int64_t work_c = INT64_MAX / 4;
-  CHECK(cut.descend(&c, &work_c) == 0);  // tripped before: no move at all
-  CHECK(c.feasible());
-  CHECK(c.plan() == fresh.plan());
-}
-
-// An interrupt on the Engine: not set, nothing changes (exact plan); set, a
-// step does no round and best() and the bound stay; removed, the search
-// goes on. The portfolio hands its own interrupt to the engines.
-TEST_CASE("set_interrupt: no change until set, no round after, best kept") {
-  const Problem p = medium_instance();
-  Options options;
-  options.seed = 7;
-  options.exact_max_nodes = 0;
-  options.proof_gap = 0;
-  const Run plain = run_engine(p, options, 0, 12, 200);
-  Interrupt flag{false};
-  Engine engine(p, options, 0);
-  engine.set_interrupt(&flag);
-  engine.set_time_left(1e9);
-  for (int i = 0; i < 12 && !engine.finished(); ++i) engine.step(200);
-  CHECK(engine.best().cost == plain.cost);
-  CHECK(engine.lower_bound() == plain.bound);
-  CHECK(engine.best().solution == plain.plan);
-
-  Engine cut(p, options, 1);
-  cut.step(200);
-  REQUIRE(cut.best().found());
-  const Incumbent kept = cut.best();
-  const int64_t bound = cut.lower_bound();
-  const int64_t rounds = cut.counters().find("rounds")->integer;
-  const int64_t sweeps = cut.counters().find("sweeps")->integer;
-  flag = true;
-  cut.set_interrupt(&flag);
-  for (int i = 0; i < 3; ++i) CHECK_FALSE(cut.step(200));
-  CHECK(cut.best().cost == kept.cost);
-  CHECK(cut.best().solution == kept.solution);
-  CHECK(cut.lower_bound() == bound);
-  CHECK(cut.counters().find("rounds")->integer == rounds);
-  CHECK(cut.counters().find("sweeps")->integer == sweeps);
-  cut.set_interrupt(nullptr);
-  cut.step(200);
-  CHECK(cut.counters().find("sweeps")->integer > sweeps);
-  CHECK(cut.best().cost <= kept.cost);
 }
 
 }  // namespace

@@ -42,10 +42,7 @@ int64_t LocalSearch::descend(CoreState* state, int64_t* work) {
   for (size_t head = 0; head < queue.size() && *work > 0; ++head) {
     const int32_t x = queue[head];
     queued_[x] = 0;
-    const int64_t visits = state->local_costs(x, &costs);
-    *work -= visits;
-    // Stop before the move, not inside it: the plan stays whole.
-    if (cutoff_ != nullptr && cutoff_->poll(visits)) break;
+    *work -= state->local_costs(x, &costs);
     const int32_t k = core_.num_strategies(x);
     const int32_t current = state->at(x);
     int32_t best = current;
@@ -80,9 +77,6 @@ bool LocalSearch::repair(CoreState* state, int64_t* work) {
     const int32_t t = state->excess_tree().argmax();
     nodes_at(t, &live);
     *work -= static_cast<int64_t>(memory_nodes_.size()) + 1;
-    if (cutoff_ != nullptr && cutoff_->poll(static_cast<int64_t>(memory_nodes_.size()) + 1)) {
-      break;
-    }
     int32_t best_x = -1;
     int32_t best_s = -1;
     // Compare delta_cost / freed as fractions without division.

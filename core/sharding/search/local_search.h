@@ -10,7 +10,6 @@
 
 #include "core/rng.h"
 #include "core/sharding/search/core_state.h"
-#include "core/sharding/search/cutoff.h"
 
 namespace shardlab {
 
@@ -28,11 +27,6 @@ class LocalSearch {
   // when the plan ends within capacity.
   bool repair(CoreState* state, int64_t* work);
 
-  // Both also return early once the cutoff (if any) trips: descend() with
-  // the moves made so far (still within capacity), repair() with false
-  // unless the plan already fits. It is polled every few thousand visits.
-  void set_cutoff(Cutoff* cutoff) { cutoff_ = cutoff; }
-
   // Nodes with a segment covering core time t.
   void nodes_at(int32_t t, std::vector<int32_t>* out) const;
 
@@ -42,7 +36,6 @@ class LocalSearch {
   std::vector<int32_t> order_;
   std::vector<int32_t> memory_nodes_;
   std::vector<uint8_t> queued_;
-  Cutoff* cutoff_ = nullptr;
 };
 
 }  // namespace shardlab

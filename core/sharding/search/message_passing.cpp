@@ -169,19 +169,12 @@ void MessagePassing::pass(bool forward) {
   }
 }
 
-bool MessagePassing::run(int32_t iterations, const Cutoff* cutoff) {
-  // A pass over a big core (M) takes milliseconds natively, several times
-  // that in wasm: a clock read per pass is negligible.
-  const bool polling = cutoff != nullptr && cutoff->armed();
+void MessagePassing::run(int32_t iterations) {
   for (int32_t it = 0; it < iterations; ++it) {
-    if (polling && cutoff->reached()) return false;
     pass(true);
-    ++sweeps_;
-    if (polling && cutoff->reached()) return false;
     pass(false);
-    ++sweeps_;
+    sweeps_ += 2;
   }
-  return true;
 }
 
 double MessagePassing::dual() const {

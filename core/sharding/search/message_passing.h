@@ -17,7 +17,6 @@
 #include <vector>
 
 #include "core/sharding/presolve.h"
-#include "core/sharding/search/cutoff.h"
 
 namespace shardlab {
 
@@ -30,9 +29,7 @@ class MessagePassing {
   void set_unary(const std::vector<double>& unary);
   const std::vector<double>& unary() const { return unary_; }
   // One iteration = a forward and a backward pass over the node order.
-  // With a cutoff, returns false as soon as it trips between two passes
-  // (the messages are then those of the last whole pass: still valid).
-  bool run(int32_t iterations, const Cutoff* cutoff = nullptr);
+  void run(int32_t iterations);
   // The dual value of the current messages (double arithmetic).
   double dual() const;
   // Sequential decoding in the node order: each node takes the strategy that
