@@ -118,7 +118,7 @@ struct Planner::Impl {
   bool deferred = false;
 
   int64_t long_parts() const {
-    return costs->solves() + caches->profiles.generated() + caches->sims.simulations();
+    return costs->solve_pieces() + caches->profiles.generated() + caches->sims.simulations();
   }
   // True when a long part about to start is to wait for the next call: the
   // call has run one already and its yield says its time is up.
