@@ -168,7 +168,8 @@ struct Planner::Impl {
   double lower_bound() const {
     double lb = best_s;
     if (!queue.empty()) lb = std::min(lb, queue.top().bound);
-    if (next_to_bound < configs.size()) lb = 0;  // not all bounded yet
+    // Not all bounded yet (nor enumerated: the seeds' offers come first).
+    if (!enumerated || next_to_bound < configs.size()) lb = 0;
     return lb;
   }
   bool finished() const {
