@@ -259,3 +259,37 @@ test('plan: Stop while the inputs are sent ends the run before its search', asyn
   assert.deepEqual(page.errors, []);
   await page.context().close();
 });
+
+// The plan worker compiles its code at boot (V8 compiles a wasm function on
+// its first call; a fresh page's first block solve and first stopped answer
+// were mostly that): one small plan runs whole before READY, so that a Stop
+// right after Start lands within a short step. READY reports it.
+test('plan: the worker runs a small plan at boot, before it says READY', async () => {
+  const page = await openPage(site.browser, `${site.url}#v=3&lab=plan&t=600`, {
+    prepare: (context) => context.addInitScript(() => {
+      const Base = window.Worker;
+      window.planReady = [];
+      window.Worker = class extends Base {
+        constructor(url, ...rest) {
+          super(url, ...rest);
+          this.addEventListener('message', (e) => {
+            if (String(url).includes('plan/worker.js') && e.data && e.data.type === 'ready') {
+              window.planReady.push(e.data);
+            }
+          });
+        }
+      };
+    }),
+  });
+  await waitStatus(page, ENDED, 120000, 'plan');
+  const ready = await page.evaluate(() => window.planReady);
+  assert.equal(ready.length, 1);
+  const warm = ready[0].warmUp;
+  assert.ok(warm, 'READY reports the warm-up');
+  assert.equal(warm.error, undefined);
+  assert.equal(warm.found, true, 'the warm-up plan was found, evaluated and answered');
+  assert.ok(warm.steps > 3, `the warm-up ran the run's steps: ${warm.steps}`);
+  assert.equal(await status(page, 'plan'), 'done');
+  assert.deepEqual(page.errors, []);
+  await page.context().close();
+});
