@@ -475,28 +475,27 @@ struct Solved {
   teach::SolveSummary summary;
 };
 
-Result<Solved> solve(const teach::ModelSpec& model, const teach::GenerateOptions& options) {
-  using Clock = std::chrono::steady_clock;
-  const auto started = Clock::now();
-  Result<teach::Generated> gen = teach::generate(model, options);
-  if (!gen.is_ok()) return gen.status();
-  Solved out;
-  out.gen = std::move(gen).value();
-  Options solver;
-  solver.exact_max_nodes = 200;
-  Engine engine(out.gen.problem, solver, 0);
-  for (int32_t i = 0; i < kMaxSteps && !engine.finished(); ++i) engine.step(kStepWork);
-  if (!engine.best().found()) return bad("no layout of " + model.name + " was found");
-  out.summary.found = true;
-  out.summary.cost = engine.best().cost;
-  out.summary.lower_bound = engine.lower_bound();
-  out.summary.proven_optimal = engine.lower_bound() >= engine.best().cost;
-  const std::vector<int32_t> plan = teach::prefer_less_memory(out.gen, engine.best().solution);
-  Result<teach::Explanation> x = teach::explain(out.gen, plan);
+// The engine's step loop, one of its steps at a time (the pieces of a
+// block's solve: BlockCache::advance). Each call of Engine::step gets the
+// same work as in one loop, so the layout found is the same however the
+// pieces are spread over the search's steps.
+bool engine_done(const Engine& engine, int32_t steps) {
+  return steps >= kMaxSteps || engine.finished();
+}
+
+// After the engine's last step: the best layout, with fewer bytes on ties,
+// explained (the price is computed from the explanation).
+Status conclude(const Engine& engine, const std::string& name, Solved* out) {
+  if (!engine.best().found()) return bad("no layout of " + name + " was found");
+  out->summary.found = true;
+  out->summary.cost = engine.best().cost;
+  out->summary.lower_bound = engine.lower_bound();
+  out->summary.proven_optimal = engine.lower_bound() >= engine.best().cost;
+  const std::vector<int32_t> plan = teach::prefer_less_memory(out->gen, engine.best().solution);
+  Result<teach::Explanation> x = teach::explain(out->gen, plan);
   if (!x.is_ok()) return x.status();
-  out.explanation = std::move(x).value();
-  out.summary.seconds = std::chrono::duration<double>(Clock::now() - started).count();
-  return out;
+  out->explanation = std::move(x).value();
+  return Status::ok();
 }
 
 int32_t node_named(const teach::Generated& gen, const std::string& name) {
@@ -644,14 +643,33 @@ teach::AxisLink cluster_link(const Cluster& cluster, bool inter_node, int64_t de
   return {devices, link.bandwidth_GBps * efficiency, link.latency_us};
 }
 
+// A block's solve between its pieces (BlockCache::advance): what the
+// model was built into and generated as, and the engine with the steps it
+// has run. The engine reads the generated problem, so both live here.
+struct Pending {
+  Built built;
+  Mesh mesh;
+  Solved solved;
+  std::unique_ptr<Engine> engine;
+  int32_t steps = 0;
+  double seconds = 0;  // the pieces' time so far (BlockCost::solve_seconds)
+};
+
 struct BlockCache::Impl {
+  using Key = decltype(BlockQuery().key());
   ModelInput model;
   Cluster cluster;
   Training training;
-  std::map<decltype(BlockQuery().key()), std::unique_ptr<BlockCost>> cache;
+  std::map<Key, std::unique_ptr<BlockCost>> cache;
+  std::map<Key, Status> failed;  // queries that cannot be laid out, and why
+  std::map<Key, std::unique_ptr<Pending>> pending;
   int64_t solves = 0;
+  int64_t pieces = 0;
 
-  Result<BlockCost> compute(const BlockQuery& q) {
+  // The first piece: the block built as a teaching-lab model with the
+  // plan's pins and generated into a sharding instance. Null with a cost
+  // already (a block without ops) in *empty.
+  Result<std::unique_ptr<Pending>> start(const BlockQuery& q, bool* empty) {
     if (q.tp < 1 || q.ep < 1 || q.microbatch < 1 || q.seq < 1) {
       return bad("tp, ep, the micro-batch and the sequence must be at least 1");
     }
@@ -671,7 +689,8 @@ struct BlockCache::Impl {
     }
     if (!built.is_ok()) return built.status();
     const Built& b = built.value();
-    if (b.model.ops.empty()) return BlockCost{};
+    *empty = b.model.ops.empty();
+    if (*empty) return std::unique_ptr<Pending>();
     teach::GenerateOptions options;
     const char batch_letter = b.model.batch ? b.model.batch : 'b';
     if (m.ep_axis >= 0) options.pinned_letters.emplace_back(batch_letter, m.ep_axis);
@@ -703,10 +722,67 @@ struct BlockCache::Impl {
       options.forces.emplace_back(table.name, strategy_text({{op.input_letters[1][0], tp_axes}}));
     }
     if (q.lean) options.sharded_parameter_axes = m.tp_axes;
-    Result<Solved> solved = solve(b.model, options);
-    if (!solved.is_ok()) return solved.status();
+    Result<teach::Generated> gen = teach::generate(b.model, options);
+    if (!gen.is_ok()) return gen.status();
+    auto p = std::make_unique<Pending>();
+    p->built = std::move(built).value();
+    p->mesh = m;
+    p->solved.gen = std::move(gen).value();
+    return p;
+  }
+
+  // The next piece of the solve of q: true when it is over (the cost in
+  // `cache`, or the reason in `failed`).
+  bool advance(const BlockQuery& q) {
+    using Clock = std::chrono::steady_clock;
+    const Key key = q.key();
+    if (cache.count(key) > 0 || failed.count(key) > 0) return true;
+    ++pieces;
+    const auto started = Clock::now();
+    const auto spent = [&started] {
+      return std::chrono::duration<double>(Clock::now() - started).count();
+    };
+    const auto fail = [&](const Status& why) {
+      pending.erase(key);
+      failed.emplace(key, why);
+      return true;
+    };
+    auto it = pending.find(key);
+    if (it == pending.end()) {
+      bool empty = false;
+      Result<std::unique_ptr<Pending>> made = start(q, &empty);
+      if (!made.is_ok()) return fail(made.status());
+      if (empty) {
+        cache.emplace(key, std::make_unique<BlockCost>());
+        return true;
+      }
+      made.value()->seconds = spent();
+      pending.emplace(key, std::move(made).value());
+      return false;
+    }
+    Pending& p = *it->second;
+    if (!p.engine) {
+      // The engine's constructor: the exact presolve, and on small cores
+      // the whole exact search (core/sharding/solver.h).
+      Options solver;
+      solver.exact_max_nodes = 200;
+      p.engine = std::make_unique<Engine>(p.solved.gen.problem, solver, 0);
+      p.seconds += spent();
+      return false;
+    }
+    if (!engine_done(*p.engine, p.steps)) {
+      p.engine->step(kStepWork);
+      ++p.steps;
+      p.seconds += spent();
+      return false;
+    }
+    const Status concluded = conclude(*p.engine, p.built.model.name, &p.solved);
+    if (!concluded.is_ok()) return fail(concluded);
     ++solves;
-    return price(solved.value(), b, m);
+    p.solved.summary.seconds = p.seconds + spent();
+    cache.emplace(key, std::make_unique<BlockCost>(price(p.solved, p.built, p.mesh)));
+    pending.erase(key);
+    return true;
   }
 };
 
@@ -720,19 +796,20 @@ BlockCache::BlockCache(const ModelInput& model, const Cluster& cluster, const Tr
 BlockCache::~BlockCache() = default;
 
 Result<const BlockCost*> BlockCache::get(const BlockQuery& query) {
+  while (!impl_->advance(query)) {
+  }
   const auto key = query.key();
-  const auto it = impl_->cache.find(key);
-  if (it != impl_->cache.end()) return static_cast<const BlockCost*>(it->second.get());
-  Result<BlockCost> cost = impl_->compute(query);
-  if (!cost.is_ok()) return cost.status();
-  auto stored = std::make_unique<BlockCost>(std::move(cost).value());
-  const BlockCost* out = stored.get();
-  impl_->cache.emplace(key, std::move(stored));
-  return out;
+  const auto failed = impl_->failed.find(key);
+  if (failed != impl_->failed.end()) return failed->second;
+  return static_cast<const BlockCost*>(impl_->cache.at(key).get());
 }
+
+bool BlockCache::advance(const BlockQuery& query) { return impl_->advance(query); }
 
 bool BlockCache::has(const BlockQuery& query) const { return impl_->cache.count(query.key()) > 0; }
 
 int64_t BlockCache::solves() const { return impl_->solves; }
+
+int64_t BlockCache::pieces() const { return impl_->pieces; }
 
 }  // namespace shardlab::plan

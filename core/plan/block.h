@@ -12,7 +12,13 @@
 // Lifecycle: BlockCache cache(model, cluster, training);
 //            Result<const BlockCost*> c = cache.get({part, tp, ep, b, seq});
 // Solves are memoised per query: every stage of every candidate plan that
-// asks for the same (part, group, micro-batch) shares one solve.
+// asks for the same (part, group, micro-batch) shares one solve. A stepped
+// caller (the plan search on the page, where a Stop must land between two
+// short steps) may run a solve in pieces instead, one advance() at a time:
+// the model built and generated, the engine built (its presolve and exact
+// search), each of the engine's steps, and the explanation and price; get()
+// then answers from memory. The pieces call the engine exactly as one get()
+// does, so the layout and its cost are the same.
 //
 // The block's mesh: one axis "tp" of tp devices inside a node at the
 // cluster's intra-node link; when tp > gpus_per_node, "tp" (gpus_per_node,
@@ -115,7 +121,11 @@ class BlockCache {
   // block's layout (e.g. tp does not divide the heads).
   Result<const BlockCost*> get(const BlockQuery& query);
   bool has(const BlockQuery& query) const;  // get() would answer from memory
-  int64_t solves() const;                   // distinct solves so far
+  // Runs the next piece of the query's solve; true when there is none left
+  // (get() then answers from memory, the cost or the error).
+  bool advance(const BlockQuery& query);
+  int64_t solves() const;  // distinct solves so far
+  int64_t pieces() const;  // pieces of solves run so far (get() runs them too)
 
  private:
   struct Impl;

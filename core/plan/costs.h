@@ -112,12 +112,15 @@ class PlanCosts {
 
   // Work that one call of part() may do at length (a block's solve), so that
   // a search can put it off to its next step (search.h Planner::step, the
-  // page's Stop between two steps). solves(): how many such solves so far.
-  // While a gate is set, a part() that would start one asks gate() first;
-  // false refuses it (nothing memoised: a later call solves it) and sets
-  // deferred() until the gate is set again. Costs that never work long keep
-  // these defaults.
+  // page's Stop between two steps). solves(): how many such solves so far;
+  // solve_pieces(): how many pieces of them, each a long part of a search's
+  // step (a solve may run in several, block.h BlockCache::advance).
+  // While a gate is set, a part() that would run a piece of a solve asks
+  // gate() before each; false refuses it (the pieces done are kept: a later
+  // call runs the rest) and sets deferred() until the gate is set again.
+  // Costs that never work long keep these defaults.
   virtual int64_t solves() const { return 0; }
+  virtual int64_t solve_pieces() const { return solves(); }
   virtual void set_solve_gate(std::function<bool()> gate) { (void)gate; }
   virtual bool deferred() const { return false; }
 };

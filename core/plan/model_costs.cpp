@@ -126,6 +126,8 @@ Result<std::unique_ptr<ModelCosts>> ModelCosts::create(const ModelInput& model,
 
 int64_t ModelCosts::solves() const { return blocks_->solves(); }
 
+int64_t ModelCosts::solve_pieces() const { return blocks_->pieces(); }
+
 void ModelCosts::set_solve_gate(std::function<bool()> gate) {
   gate_ = std::move(gate);
   deferred_ = false;
@@ -173,9 +175,15 @@ Result<PartCosts> ModelCosts::price(BlockPart part, const PartConfig& c) {
   q.seq = training_.seq;
   q.sequence_parallel = t > 1 && c.sequence_parallel ? 1 : 0;
   q.lean = t > 1 && c.lean;
-  if (gate_ && !blocks_->has(q) && !gate_()) {
-    deferred_ = true;
-    return Status(StatusCode::kInternal, "the block's solve was put off to the next step");
+  // Under a gate the solve runs piece by piece, the gate asked before each
+  // (a search's step runs one, block.h BlockCache::advance); the pieces run
+  // stay with the cache when it refuses one.
+  while (gate_ && !blocks_->has(q)) {
+    if (!gate_()) {
+      deferred_ = true;
+      return Status(StatusCode::kInternal, "the block's solve was put off to the next step");
+    }
+    if (blocks_->advance(q)) break;
   }
   Result<const BlockCost*> got = blocks_->get(q);
   if (!got.is_ok()) return got.status();

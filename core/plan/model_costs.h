@@ -35,7 +35,8 @@ class ModelCosts : public PlanCosts {
   double collective_s(Collective kind, int64_t bytes, GroupShape group) const override;
   double p2p_s(int64_t bytes, bool inter_node) const override;
 
-  int64_t solves() const override;  // distinct block solves
+  int64_t solves() const override;        // distinct block solves
+  int64_t solve_pieces() const override;  // their pieces (block.h BlockCache::advance)
   void set_solve_gate(std::function<bool()> gate) override;
   bool deferred() const override { return deferred_; }
   // The teaching lab's report of one solved part (for the page's stage view).

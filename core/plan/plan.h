@@ -186,8 +186,9 @@ class PlanRun {
   bool finished() const;
   // Asked after every unit of every search of the run (the main search,
   // the why-not rows, sizing, the seeds' offers: search.h Planner::step)
-  // and, once a step has run a long part (a block solve, a schedule order, a
-  // simulation), before the next: true ends the step early (a caller's slice
+  // and, once a step has run a long part (a piece of a block's solve: its
+  // model generated, its engine built, one engine step, its price; a
+  // schedule order; a simulation), before the next: true ends the step early (a caller's slice
   // of time is over, or an interrupt is set), the unit about to run its
   // second long part put off, undone, to the next step. With a yield that
   // always says true, no step runs more than two long parts (the page's
@@ -206,8 +207,8 @@ class PlanRun {
   // The record every engine reports (core/progress.h): incumbent = the best
   // step time in seconds, bound = the certified lower bound, finished = the
   // whole run is done; counters "phase", the search's counters,
-  // "long_parts" (block solves, orders and simulations of the whole run so
-  // far), "step_long_parts" (the most any one step has run), and
+  // "long_parts" (pieces of block solves, orders and simulations of the
+  // whole run so far), "step_long_parts" (the most any one step has run), and
   // "alternatives_done" / "alternatives" during the why-not searches.
   Progress progress(double elapsed_s) const;
   // True once the main search's best plan has been re-evaluated (the

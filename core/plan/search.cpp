@@ -118,7 +118,7 @@ struct Planner::Impl {
   bool deferred = false;
 
   int64_t long_parts() const {
-    return costs->solves() + caches->profiles.generated() + caches->sims.simulations();
+    return costs->solve_pieces() + caches->profiles.generated() + caches->sims.simulations();
   }
   // True when a long part about to start is to wait for the next call: the
   // call has run one already and its yield says its time is up.
@@ -168,7 +168,8 @@ struct Planner::Impl {
   double lower_bound() const {
     double lb = best_s;
     if (!queue.empty()) lb = std::min(lb, queue.top().bound);
-    if (next_to_bound < configs.size()) lb = 0;  // not all bounded yet
+    // Not all bounded yet (nor enumerated: the seeds' offers come first).
+    if (!enumerated || next_to_bound < configs.size()) lb = 0;
     return lb;
   }
   bool finished() const {

@@ -77,17 +77,18 @@ class Planner {
   // or the bound improved. `yield`, when given, is asked after every unit
   // (one configuration bounded or one queue entry refined) and ends the step
   // early when it says true; it is also asked inside a unit before each of
-  // its long parts (a block's solve, a schedule order's generation, a
-  // simulation: long_parts()) once the step has run one: true then puts the
-  // unit off to the next step, undone (what its finished parts computed
-  // stays memoised). So a step with a yield that says true runs one long
-  // part, two at most (an order and the DP's first simulation), wherever it
-  // starts. The units run, and so every answer, are those of a step without
-  // it: only where steps end moves.
+  // its long parts (a piece of a block's solve, a schedule order's
+  // generation, a simulation: long_parts()) once the step has run one: true
+  // then puts the unit off to the next step, undone (what its finished
+  // parts computed stays memoised, and a solve resumes at its next piece).
+  // So a step with a yield that says true runs one long part, two at most
+  // (an order and the DP's first simulation), wherever it starts. The units
+  // run, and so every answer, are those of a step without it: only where
+  // steps end moves.
   bool step(int64_t work, const std::function<bool()>& yield = nullptr);
   // Long parts run so far by this planner and every search sharing its
-  // costs and caches: block solves (PlanCosts::solves), schedule orders
-  // generated and timelines simulated (SearchCaches).
+  // costs and caches: pieces of block solves (PlanCosts::solve_pieces),
+  // schedule orders generated and timelines simulated (SearchCaches).
   int64_t long_parts() const;
   bool finished() const;
   bool proven() const;

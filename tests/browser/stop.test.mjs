@@ -242,3 +242,72 @@ test(
       assert.deepEqual(page.errors, []);
       await page.context().close();
     });
+
+// A Stop pressed as the run starts, while the tab still sends its inputs to
+// the worker (no search there to stop yet), ends that run before its search
+// starts; Plan then plans again.
+test('plan: Stop while the inputs are sent ends the run before its search', async () => {
+  const page = await openPage(site.browser, `${site.url}#v=3&lab=plan&t=600`);
+  await waitStatus(page, ENDED, 120000, 'plan');
+  const runs = Number(await page.getAttribute('#lab-plan', 'data-runs'));
+  // Stop is pressed in the same task that shows 'planning' (a mutation
+  // observer's callback runs before the run's first message is answered).
+  await page.evaluate(() => {
+    const section = document.getElementById('lab-plan');
+    const observer = new MutationObserver(() => {
+      if (section.dataset.status !== 'planning') return;
+      observer.disconnect();
+      document.querySelector('[data-testid=plan-stop]').click();
+    });
+    observer.observe(section, {attributes: true, attributeFilter: ['data-status']});
+    const batch = document.getElementById('plan-batch');
+    batch.value = '256';
+    batch.dispatchEvent(new Event('change', {bubbles: true}));
+  });
+  await page.waitForFunction(
+      (n) => Number(document.getElementById('lab-plan').dataset.runs) > n, runs,
+      {polling: 50, timeout: 120000});
+  assert.equal(await status(page, 'plan'), 'stopped');
+  assert.equal(await text(page, 'plan-status-text'), 'stopped: no plan found yet');
+  await page.click('[data-testid=plan-run]');
+  await page.waitForFunction(
+      (n) => Number(document.getElementById('lab-plan').dataset.runs) > n + 1, runs,
+      {polling: 50, timeout: 120000});
+  assert.equal(await status(page, 'plan'), 'done');
+  assert.deepEqual(page.errors, []);
+  await page.context().close();
+});
+
+// The plan worker compiles its code at boot (V8 compiles a wasm function on
+// its first call; a fresh page's first block solve and first stopped answer
+// were mostly that): one small plan runs whole before READY, so that a Stop
+// right after Start lands within a short step. READY reports it.
+test('plan: the worker runs a small plan at boot, before it says READY', async () => {
+  const page = await openPage(site.browser, `${site.url}#v=3&lab=plan&t=600`, {
+    prepare: (context) => context.addInitScript(() => {
+      const Base = window.Worker;
+      window.planReady = [];
+      window.Worker = class extends Base {
+        constructor(url, ...rest) {
+          super(url, ...rest);
+          this.addEventListener('message', (e) => {
+            if (String(url).includes('plan/worker.js') && e.data && e.data.type === 'ready') {
+              window.planReady.push(e.data);
+            }
+          });
+        }
+      };
+    }),
+  });
+  await waitStatus(page, ENDED, 120000, 'plan');
+  const ready = await page.evaluate(() => window.planReady);
+  assert.equal(ready.length, 1);
+  const warm = ready[0].warmUp;
+  assert.ok(warm, 'READY reports the warm-up');
+  assert.equal(warm.error, undefined);
+  assert.equal(warm.found, true, 'the warm-up plan was found, evaluated and answered');
+  assert.ok(warm.steps > 3, `the warm-up ran the run's steps: ${warm.steps}`);
+  assert.equal(await status(page, 'plan'), 'done');
+  assert.deepEqual(page.errors, []);
+  await page.context().close();
+});

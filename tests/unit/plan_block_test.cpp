@@ -2,7 +2,8 @@
 // Megatron's layout with F/B/W times equal to a hand computation from FLOPs
 // / (t x peak x efficiency) plus the all-reduces, sequence parallelism where
 // it costs no more, memoisation; a Llama layer (GQA, SwiGLU), a Mixtral layer
-// with expert parallelism, the einsum model's repeated block, and the errors.
+// with expert parallelism, the einsum model's repeated block, the errors, and
+// a solve run piece by piece (as the page's stepped search runs it).
 // Transformers and clusters are written by hand here (the presets are the
 // plan-inputs part's).
 #include <doctest/doctest.h>
@@ -340,6 +341,69 @@ TEST_CASE("plan block: the memory-lean layout splits every weight over tp") {
     return c.forward_s() + c.backward_s() + c.weight_s();
   };
   CHECK(total(*fast.value()) < total(*lean.value()));
+}
+
+// Issue 26's Stop within 200 ms: a stepped search runs a block's solve in
+// pieces (the model generated, the engine built, each of its steps, the
+// explanation and price), one a step, so that no step holds a whole solve.
+// The pieces call the engine as one get() does: the same layout and cost.
+TEST_CASE("plan block: a solve run piece by piece gives get()'s block") {
+  for (BlockPart part : {BlockPart::kLayer, BlockPart::kEmbedding, BlockPart::kHead}) {
+    for (const Transformer& t : {gpt(), mixtral()}) {
+      BlockQuery q;
+      q.part = part;
+      q.tp = 4;
+      q.ep = t.experts > 0 ? 2 : 1;
+      q.sequence_parallel = 1;
+      BlockCache whole(input_of(t), test_cluster(), Training{});
+      const Result<const BlockCost*> once = whole.get(q);
+      REQUIRE(once.is_ok());
+      BlockCache stepped(input_of(t), test_cluster(), Training{});
+      int64_t calls = 0;
+      while (!stepped.advance(q)) {
+        ++calls;
+        CHECK(!stepped.has(q));
+        CHECK(stepped.solves() == 0);
+        CHECK(stepped.pieces() == calls);
+      }
+      // Generated, the engine built, and the price: three pieces at least.
+      CHECK(calls >= 2);
+      CHECK(stepped.solves() == 1);
+      CHECK(stepped.pieces() == calls + 1);
+      CHECK(whole.pieces() == stepped.pieces());
+      REQUIRE(stepped.has(q));
+      CHECK(stepped.advance(q));
+      CHECK(stepped.pieces() == calls + 1);
+      const BlockCost& a = *once.value();
+      const BlockCost& b = *stepped.get(q).value();
+      CHECK(a.forward_compute_s == b.forward_compute_s);
+      CHECK(a.forward_comm_s == b.forward_comm_s);
+      CHECK(a.backward_compute_s == b.backward_compute_s);
+      CHECK(a.backward_comm_s == b.backward_comm_s);
+      CHECK(a.weight_compute_s == b.weight_compute_s);
+      CHECK(a.weight_comm_s == b.weight_comm_s);
+      CHECK(a.attention_core_forward_s == b.attention_core_forward_s);
+      CHECK(a.parameters_per_device == b.parameters_per_device);
+      CHECK(a.expert_parameters_per_device == b.expert_parameters_per_device);
+      CHECK(a.activation_bytes == b.activation_bytes);
+      CHECK(a.sequence_parallel == b.sequence_parallel);
+      CHECK(a.proven_optimal == b.proven_optimal);
+      CHECK(a.layout == b.layout);
+      // The report, but for the solve's own time.
+      nlohmann::json ra = report(a), rb = report(b);
+      ra.erase("seconds");
+      rb.erase("seconds");
+      CHECK(ra == rb);
+    }
+  }
+  // A query that cannot be laid out ends at its first piece, with get()'s error.
+  BlockCache cache(input_of(gpt()), test_cluster(), Training{});
+  BlockQuery bad;
+  bad.tp = 12;
+  CHECK(cache.advance(bad));
+  CHECK(cache.get(bad).status().message() ==
+        "plan block: tp = 12 spans nodes but is not a multiple of the 8 GPUs of a node");
+  CHECK(cache.solves() == 0);
 }
 
 TEST_CASE("plan block: groups that cannot be laid out are refused") {

@@ -3,9 +3,10 @@
 // the step model reports equals ZeRO's formulas, ZeRO-3's two gathered
 // parts and Korthikanti's per-layer bytes exactly; the certified bound stays below every plan's
 // simulated step time; a --fix of a published row reproduces its configuration; PlanRun's steps
-// give plan_with_costs's answer.
+// give plan_with_costs's answer, and with the page's yield one piece of a block's solve at most.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -318,6 +319,45 @@ TEST_CASE("plan run: time_up() ends the run; the rows and sizing not done say so
     CHECK(plan_text(r).find("not evaluated within the time limit") != std::string::npos);
     CHECK(r.sizing.reason == kNotEvaluated);
   }
+}
+
+// Issue 26's Stop within 200 ms, right after Start: the page's worker steps
+// the run with a yield that always says stop, and then no step holds a
+// whole block solve: the run's first steps generate the first seed's layer
+// and build its engine, one piece each (block.h BlockCache::advance), and
+// every step runs one piece at most. The answer is that of a run without
+// the yield (whose steps run whole solves), on the page's default problem.
+TEST_CASE("plan run: a yield that says stop runs one piece of a block's solve a step") {
+  Setup whole = setup("gpt-1.7b", 32, 512);
+  Setup sliced = setup("gpt-1.7b", 32, 512);
+  const PlanOptions o = quick();
+  const auto run_to_end = [&](Setup& s, bool yield, int64_t* most_pieces) {
+    PlanRun run(s.costs.get(), s.cluster, s.training, Fix{}, o);
+    if (yield) run.set_yield([] { return true; });
+    *most_pieces = 0;
+    int64_t steps = 0;
+    while (!run.finished()) {
+      const int64_t before = s.costs->solve_pieces();
+      run.step();
+      *most_pieces = std::max(*most_pieces, s.costs->solve_pieces() - before);
+      if (yield && ++steps <= 2) {
+        CHECK(s.costs->solves() == 0);
+        CHECK(s.costs->solve_pieces() == steps);
+      }
+    }
+    return run.finish();
+  };
+  int64_t whole_most = 0, sliced_most = 0;
+  const PlanResult a = run_to_end(whole, false, &whole_most);
+  const PlanResult b = run_to_end(sliced, true, &sliced_most);
+  REQUIRE(a.found);
+  CHECK(plan_json(a) == plan_json(b));
+  CHECK(whole.costs->solves() == sliced.costs->solves());
+  CHECK(sliced.costs->solves() > 3);
+  // Each solve: generated, its engine built, its price (and its engine's steps).
+  CHECK(sliced.costs->solve_pieces() >= 3 * sliced.costs->solves());
+  CHECK(whole_most >= 3);
+  CHECK(sliced_most == 1);
 }
 
 }  // namespace

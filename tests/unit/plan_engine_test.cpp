@@ -449,6 +449,33 @@ TEST_CASE("plan run: a yield that says stop bounds every step to two long parts,
   CHECK(sliced.steps > free.steps);
 }
 
+// A run stopped among the seeds' offers (a Stop right after Start, once the
+// first textbook plan is timed) has bounded no configuration yet: its lower
+// bound is 0 and its gap 100%, not the seed's own time (a gap of 0).
+TEST_CASE("plan run: stopped among the seeds, the bound is 0 and the gap 100%") {
+  SyntheticCosts costs(small_shape());
+  const Cluster cluster = testing::synthetic_cluster(2, 4, 1.0);
+  const Training training = testing::synthetic_training(16, 128);
+  PlanOptions options;
+  options.time_limit_s = 1e9;
+  PlanRun run(&costs, cluster, training, Fix{}, options);
+  run.set_yield([] { return true; });
+  Progress p = run.progress(0);
+  for (int32_t steps = 0; !p.found && steps < 1000; ++steps) {
+    run.step();
+    p = run.progress(0);
+  }
+  REQUIRE(p.found);
+  CHECK(p.counters.find("phase")->text == "seed");
+  CHECK(p.bound == 0);
+  CHECK(p.gap == 1);
+  const PlanResult r = run.finish();
+  REQUIRE(r.found);
+  CHECK(r.lower_bound_s == 0);
+  CHECK(r.gap == 1);
+  CHECK_FALSE(r.proven);
+}
+
 TEST_CASE("plan step model: a model that fits nowhere says what it needs") {
   SyntheticCosts costs(small_shape());
   const Cluster cluster = testing::synthetic_cluster(1, 2, 0.005);

@@ -42,7 +42,8 @@ const app = {
   timeline: null,
   link: '',
   queue: Promise.resolve(),
-  pending: 0,  // runs queued behind the current one
+  stopped: false,  // Stop was pressed during the current run
+  pending: 0,      // runs queued behind the current one
 };
 globalThis.shardlabPlan = app;  // for debugging
 
@@ -165,12 +166,19 @@ function describeInputs() {
 // data-runs counts finished runs (done, stopped or error), so tests wait
 // for the next one without sleeping.
 function plan() {
-  if (app.root.dataset.status === 'planning') app.client.stop().catch(() => {});
+  if (app.root.dataset.status === 'planning') stop();
   const counted = () => runOnce().finally(() => {
     app.root.dataset.runs = String(Number(app.root.dataset.runs || 0) + 1);
   });
   app.queue = app.queue.then(counted, counted);
   return app.queue;
+}
+
+// Stops the run being planned; one still sending its inputs (the worker
+// has no search to stop yet) ends before its search starts.
+function stop() {
+  app.stopped = true;
+  app.client.stop().catch(() => {});
 }
 
 function onRecord(record, improved, early) {
@@ -200,11 +208,13 @@ async function runOnce() {
     return showError(error.message);
   }
   const request = {...app.state};
+  app.stopped = false;
   setStatus('planning', 'planning…');
   q('plan-progress').textContent = '';
   try {
     await sendInputs();
     await remember(request);
+    if (app.stopped) return setStatus('stopped', 'stopped: no plan found yet');
     const done = await app.client.plan({sweep: request.sweep}, request.timeS);
     show(done);
     const found = !done.result.found ?
@@ -360,7 +370,7 @@ function wire() {
     $(id).addEventListener('change', replan);
   }
   $('plan-run').addEventListener('click', replan);
-  $('plan-stop').addEventListener('click', () => app.client.stop().catch(() => {}));
+  $('plan-stop').addEventListener('click', stop);
   $('plan-fix').addEventListener('keydown', (e) => e.key === 'Enter' && replan());
   for (const kind of ['model', 'cluster']) {
     $(`plan-${kind}-file`).addEventListener('change', (e) => {
