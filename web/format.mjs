@@ -5,8 +5,6 @@
 // Pure module: every lab's views use it, and the browser tests format the
 // CLI's numbers with it to compare them with the page's.
 
-const GROUPED = new Intl.NumberFormat('en-US', {maximumFractionDigits: 0});
-
 // Building an Intl.NumberFormat costs far more than formatting with one (a
 // compare table of 64 ranks formats thousands of numbers), so each distinct
 // pair of fraction limits is built once and kept.
@@ -24,7 +22,7 @@ function withDecimals(minimum, maximum) {
 
 /** 1234567 -> "1,234,567" (rounded to an integer). */
 export function grouped(value) {
-  return GROUPED.format(Math.round(Number(value)));
+  return withDecimals(0, 0).format(Math.round(Number(value)));
 }
 
 /** A number with `digits` significant digits, grouped: 1234.5678 -> "1,235". */

@@ -75,8 +75,18 @@ export const deflate = (bytes) => transform(bytes, new CompressionStream('deflat
 export const inflate = (bytes) => transform(bytes, new DecompressionStream('deflate'));
 export const gzip = (bytes) => transform(bytes, new CompressionStream('gzip'));
 
+// Plans already packed, by identity: the sharding tab rewrites its link after
+// each better plan and again when the run ends, with the same plan array
+// (never changed once reported); packing M's plan again took tens of
+// milliseconds of the Stop's response.
+const packedPlans = new WeakMap();
+
 export async function packPlan(plan) {
-  return toBase64Url(await deflate(encodeVarints(plan)));
+  const known = packedPlans.get(plan);
+  if (known !== undefined) return known;
+  const packed = toBase64Url(await deflate(encodeVarints(plan)));
+  packedPlans.set(plan, packed);
+  return packed;
 }
 
 export async function unpackPlan(text) {

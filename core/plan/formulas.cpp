@@ -82,31 +82,63 @@ i128 model_flops_exact(const Transformer& model, int64_t sequences, int64_t seq)
 // tied, and the final norm: L (12h^2 + 13h) + (V + s) h is Narayanan et al.'s
 // Eq. 2; the final LayerNorm's 2h, which Eq. 2 leaves out, comes on top (and
 // BLOOM's LayerNorm after the embedding, another 2h).
-ParameterCounts parameter_counts(const Transformer& model) {
-  const Shape s = shape_of(model);
-  const int64_t norm = model.norm == Norm::kLayerNorm ? 2 * s.h : s.h;
-  const bool all = model.linear_biases;
-  int64_t attention = s.h * s.q + 2 * s.h * s.kv + s.q * s.h;
-  if (all || model.qkv_bias) attention += s.q + 2 * s.kv;
-  if (all || model.out_bias) attention += s.h;
-  int64_t ffn_one = s.m * s.h * s.f;
-  if (all || model.mlp_bias) ffn_one += (s.m - 1) * s.f + s.h;
+namespace {
 
-  ParameterCounts p;
-  const int64_t shared = attention + 2 * norm;
-  if (s.experts > 0) {
-    const int64_t router = s.h * s.experts;
-    p.expert_per_layer = s.experts * ffn_one;
-    p.per_layer = shared + router + p.expert_per_layer;
-    p.per_layer_active = shared + router + s.top_k * ffn_one;
+// The count in arithmetic T: int64_t for the exact figures, double for
+// parameter_estimate(), which bounds a model read from a file before the
+// exact count is formed (its products can pass 2^63; hf_config.cpp).
+template <typename T>
+struct Counts {
+  T per_layer{}, per_layer_active{}, expert_per_layer{}, embedding{}, head{}, total{};
+};
+
+template <typename T>
+Counts<T> count_parameters(const Transformer& model) {
+  const Shape shape = shape_of(model);
+  const auto t = [](int64_t v) { return static_cast<T>(v); };
+  const T h = t(shape.h), q = t(shape.q), kv = t(shape.kv), f = t(shape.f), m = t(shape.m);
+  const T norm = model.norm == Norm::kLayerNorm ? 2 * h : h;
+  const bool all = model.linear_biases;
+  T attention = h * q + 2 * h * kv + q * h;
+  if (all || model.qkv_bias) attention += q + 2 * kv;
+  if (all || model.out_bias) attention += h;
+  T ffn_one = m * h * f;
+  if (all || model.mlp_bias) ffn_one += (m - 1) * f + h;
+
+  Counts<T> c;
+  const T shared = attention + 2 * norm;
+  if (shape.experts > 0) {
+    const T router = h * t(shape.experts);
+    c.expert_per_layer = t(shape.experts) * ffn_one;
+    c.per_layer = shared + router + c.expert_per_layer;
+    c.per_layer_active = shared + router + t(shape.top_k) * ffn_one;
   } else {
-    p.per_layer = shared + ffn_one;
-    p.per_layer_active = p.per_layer;
+    c.per_layer = shared + ffn_one;
+    c.per_layer_active = c.per_layer;
   }
-  p.embedding = model.vocab * s.h + model.max_positions * s.h + (model.embedding_norm ? norm : 0);
-  p.head = (model.tied_embeddings ? 0 : model.vocab * s.h) + norm;
-  p.total = model.layers * p.per_layer + p.embedding + p.head;
+  const T vocab = t(model.vocab);
+  c.embedding = vocab * h + t(model.max_positions) * h + (model.embedding_norm ? norm : 0);
+  c.head = (model.tied_embeddings ? 0 : vocab * h) + norm;
+  c.total = t(model.layers) * c.per_layer + c.embedding + c.head;
+  return c;
+}
+
+}  // namespace
+
+ParameterCounts parameter_counts(const Transformer& model) {
+  const Counts<int64_t> c = count_parameters<int64_t>(model);
+  ParameterCounts p;
+  p.per_layer = c.per_layer;
+  p.per_layer_active = c.per_layer_active;
+  p.expert_per_layer = c.expert_per_layer;
+  p.embedding = c.embedding;
+  p.head = c.head;
+  p.total = c.total;
   return p;
+}
+
+double parameter_estimate(const Transformer& model) {
+  return count_parameters<double>(model).total;
 }
 
 // ---- FLOPs -------------------------------------------------------------------

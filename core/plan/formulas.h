@@ -30,6 +30,9 @@ struct ParameterCounts {
 // For the GPT shape total = Eq. 2 + 2h: Eq. 2, 12 L h^2 (1 + 13/(12h) +
 // (V + s)/(12 L h)), leaves out the final LayerNorm's 2h parameters.
 ParameterCounts parameter_counts(const Transformer& model);
+// The same total in double arithmetic, which cannot overflow: what a reader
+// checks a model's size against before parameter_counts() may be called.
+double parameter_estimate(const Transformer& model);
 
 // ---- FLOPs per step --------------------------------------------------------
 

@@ -8,6 +8,7 @@
 #include <cstdio>
 
 #include "core/json_doc.h"
+#include "core/plan/formulas.h"
 #include "core/plan/inputs.h"
 #include "core/teach/model.h"
 
@@ -35,19 +36,13 @@ bool given(const JsonAt& at) { return at.exists() && !at.is(Kind::kNull); }
 // Each field has its range, but their products do not: 100,000 layers of
 // hidden size 2^20 make about 10^18 parameters, whose bytes wrap int64 in
 // the memory model and would read as a plan that fits in 0 GB. The
-// parameter count is bounded here, in floating point, before any exact
-// count is formed (formulas.h): 10^15 is over 2,000 times Llama 3's 405B,
+// parameter count is bounded here, in floating point (parameter_estimate),
+// before any exact count is formed (formulas.h): 10^15 is over 2,000 times Llama 3's 405B,
 // and 16 bytes of mixed-precision state for each stay far below 2^63.
 constexpr double kMaxParameters = 1e15;
 
 Status check_size(const JsonAt& layers_at, const Transformer& m, const char* hidden_key) {
-  const double h = static_cast<double>(m.hidden);
-  const double attention =
-      h * static_cast<double>(m.head_dim) * (2.0 * m.heads + 2.0 * std::max(1, m.kv_heads));
-  const double ffn = (m.ffn == Ffn::kSwiGlu ? 3.0 : 2.0) * h * static_cast<double>(m.ffn_hidden) *
-                     std::max(1, m.experts);
-  const double total =
-      static_cast<double>(m.layers) * (attention + ffn) + 2.0 * static_cast<double>(m.vocab) * h;
+  const double total = parameter_estimate(m);
   if (total <= kMaxParameters) return Status::ok();
   char found[160];
   std::snprintf(found, sizeof found, "about %.3g parameters (%d layers of %s %lld)", total,

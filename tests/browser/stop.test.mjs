@@ -49,15 +49,33 @@ test(
           {prepare: stuckWorker('sharding/worker.js', ENGINE_CREATE)});
       await waitStatus(page, 'solving');
       await page.waitForFunction(() => window.shardlab.client.best !== null, null, {polling: 50});
+      // Copies of the model sent to a worker (each blocks the page while the
+      // arrays are copied: tens of milliseconds on a large instance).
+      await page.evaluate(() => {
+        const client = window.shardlab.client;
+        const send = client.sendModel.bind(client);
+        window.modelCopies = 0;
+        client.sendModel = (handle) => {
+          ++window.modelCopies;
+          return send(handle);
+        };
+      });
       await page.click('[data-testid=stop]');
       await waitStatus(page, ENDED, 30000);
       assert.equal(await status(page), 'stopped');
+      // The stuck worker is replaced, but gets the model only when the next
+      // run needs it: nothing is copied after the Stop (before, a copy ran
+      // in the next task and could delay what the Stop shows).
+      await page.waitForTimeout(500);
+      assert.equal(await page.evaluate(() => window.modelCopies), 0);
       const best = await page.evaluate(() => window.shardlab.client.best.cost);
       assert.equal(
           await digits(page, 'best-cost'), best, 'the plan found before the stop is shown');
       assert.equal(await page.isDisabled('[data-testid=start]'), false);
       await page.click('[data-testid=start]');
       await waitStatus(page, 'done', 60000);
+      assert.equal(
+          await page.evaluate(() => window.modelCopies), 1, 'the new worker got the model');
       const cost = await digits(page, 'best-cost');
       assert.ok(BigInt(cost) <= BigInt(best), `the next run keeps the plan: ${cost} <= ${best}`);
       assert.deepEqual(page.errors, []);

@@ -72,19 +72,23 @@ export class SolverClient {
 
   /**
    * Replaces worker `index` (stuck in a long step after a stop) by a fresh
-   * one holding the same model: its engine is rebuilt by the next start(),
-   * which offers it the best plan. The old worker's messages end with it.
+   * one: its engine is rebuilt by the next start(), which offers it the best
+   * plan. The model is copied to it only when it is next used (modelReady()):
+   * copying a large model blocks the page for tens of milliseconds, which a
+   * Stop must not wait for. The old worker's messages end with it.
    */
   respawn(index) {
     this.workers[index].terminate();
     const handle = this.spawn(index);
     this.workers[index] = handle;
-    if (!this.model) return;
-    // Copying a large model takes a while: in the next task, so that the
-    // stop is shown first.
-    handle.loaded =
-        new Promise((resolve) => setTimeout(resolve)).then(() => this.sendModel(handle));
-    handle.loaded.catch(() => {});
+    handle.needsModel = this.model !== null;
+  }
+
+  /** Resolves once worker `handle` is up and holds the model. */
+  modelReady(handle) {
+    if (!handle.needsModel) return handle.loaded || handle.ready;
+    handle.needsModel = false;
+    return handle.ready.then(() => this.sendModel(handle));
   }
 
   onEvent(index, msg, op) {
@@ -114,7 +118,10 @@ export class SolverClient {
       this.best = {cost: msg.cost, plan: msg.plan, engine: index, seconds: msg.improvedS};
       changed = true;
       this.workers.forEach((handle, i) => {
-        if (i !== index) handle.call(OP.OFFER, {plan: msg.plan.slice()}).catch(() => {});
+        // (A replaced worker gets the best plan with its model, at the next start().)
+        if (i !== index && !handle.needsModel) {
+          handle.call(OP.OFFER, {plan: msg.plan.slice()}).catch(() => {});
+        }
       });
     }
     if (BigInt(msg.bound) > BigInt(this.bound)) {
@@ -138,6 +145,9 @@ export class SolverClient {
     this.model = result.model;
     this.reset();
     this.workers[0].loaded = null;
+    this.workers.forEach((w) => {
+      w.needsModel = false;
+    });
     await Promise.all(this.workers.slice(1).map((handle) => this.sendModel(handle)));
     return result;
   }
@@ -148,7 +158,7 @@ export class SolverClient {
       this.best = {cost, plan, engine: -1, seconds: this.elapsedS};
     }
     await Promise.all(this.workers.map(
-        (w) => (w.loaded || w.ready).then(() => w.call(OP.OFFER, {plan: plan.slice()}))));
+        (w) => this.modelReady(w).then(() => w.call(OP.OFFER, {plan: plan.slice()}))));
   }
 
   /**
@@ -181,7 +191,7 @@ export class SolverClient {
       const pending = new Set();   // workers whose START has not answered
       const run = (async () => {
         if (carry) await this.offer(carry.plan, carry.cost);
-        await Promise.all(this.workers.map((w) => w.loaded || w.ready));
+        await Promise.all(this.workers.map((w) => this.modelReady(w)));
         if (this.stopAsked || signal.fired)
           return this.workers.map(() => ({reason: 'stopped', elapsedS: baseS}));
         return Promise.all(this.workers.map((handle, index) => {
