@@ -1,6 +1,6 @@
 // Browser tests of the pipeline tab's responsiveness and legibility (issue
 // 26): schedules simulated one call each in the worker with the compare
-// table filled row by row and only the drawn schedules parsed on the page;
+// table filled row by row, in place, and no schedule parsed on the page;
 // hovering redraws from a cached layer; every cell of DualPipe's example
 // labelled, the reverse direction hatched in its kind's colour with a
 // legend entry; a preset drops the previous preset's stacked schedule; row
@@ -56,8 +56,19 @@ test(
       const page = await openPage(site.browser, `${site.url}#v=3&lab=pipeline&p=8&m=32`, {
         prepare: (context) => context.addInitScript(() => {
           window.rowStates = [];
+          window.rowsRemoved = 0;
           document.addEventListener('DOMContentLoaded', () => {
-            new MutationObserver(() => {
+            new MutationObserver((records) => {
+              for (const record of records) {
+                if (!record.target.closest || !record.target.closest('[data-testid=pl-compare]')) {
+                  continue;
+                }
+                for (const node of [...record.removedNodes]) {
+                  if (node.nodeName === 'TR') ++window.rowsRemoved;
+                  if (node.querySelectorAll)
+                    window.rowsRemoved += node.querySelectorAll('tr').length;
+                }
+              }
               const rows = [...document.querySelectorAll('[data-testid=pl-compare] tbody tr')];
               if (rows.length) {
                 window.rowStates.push(rows.filter((r) => r.dataset.pending === 'true').length);
@@ -71,6 +82,12 @@ test(
       assert.ok(states.some((n) => n > 0), `rows waited for the worker: ${states}`);
       assert.ok(new Set(states).size >= 3, `rows filled one by one: ${states}`);
       assert.equal(states[states.length - 1], 0, 'every row is filled at the end');
+      // In place: a schedule arriving replaces its own row, not the table.
+      const [removed, rows] = await page.evaluate(
+          () =>
+              [window.rowsRemoved,
+               document.querySelectorAll('[data-testid=pl-compare] tbody tr').length]);
+      assert.ok(removed <= 2 * rows, `rows replaced while filling: ${removed} (${rows} rows)`);
       // Drawn or not, no schedule is parsed on the page: the worker sends its
       // numbers, and the packed layout (typed arrays) of those drawn.
       const parsed = await page.evaluate(() => {

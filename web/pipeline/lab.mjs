@@ -258,7 +258,13 @@ function note(text) {
 
 // ---- views ----
 
+// A menu is refilled only when its options or choice changed (it is asked
+// on every schedule that arrives).
+const filled = new WeakMap();
 function fillSelect(select, names, value, none = null) {
+  const key = JSON.stringify([names, value || '', none]);
+  if (filled.get(select) === key) return;
+  filled.set(select, key);
   select.replaceChildren();
   if (none) select.append(new Option(none, ''));
   for (const name of names) select.append(new Option(name, name));
@@ -576,10 +582,13 @@ function wire() {
     problem: () => (app.problemText ? {key: app.key, normalized: app.normalized} : null),
     bestGenerated,
     onSchedule,
-    // A run's status, unless the problem changed under it (which stopped it).
+    // A run's status, unless the problem changed under it (which stopped
+    // it); an ended run's best is stored at once, the status not waiting
+    // for IndexedDB (a Stop shows within the bar of 200 ms).
     onRun: async (status, key) => {
-      if (['done', 'stopped', 'error'].includes(status)) await flushSave();
+      const saved = ['done', 'stopped', 'error'].includes(status) ? flushSave() : null;
       if (status !== 'error' && key === app.key) setStatus(status);
+      await saved;
     },
     onError: showError,
     onSettings: scheduleLink,

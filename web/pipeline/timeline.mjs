@@ -149,8 +149,11 @@ export class Timeline {
     this.domain = keepZoom && zoomed ? clampDomain(this.domain, max) : [0, max];
     this.hover = null;
     this.tooltip.hidden = true;
-    this.resize();
-    this.plot.request();
+    // The new height is laid out with the page's other changes in this
+    // frame; the canvas (reallocated at that size) is drawn in the next, so
+    // no frame holds both (each is tens of milliseconds at p 64).
+    this.canvas.style.height = `${this.heightPx()}px`;
+    requestAnimationFrame(() => this.plot.request());
     this.table.refresh();
   }
 
@@ -195,10 +198,13 @@ export class Timeline {
     });
   }
 
-  resize() {
+  heightPx() {
     const geo = this.geometry();
-    const height = geo.length ? geo[geo.length - 1].memBottom + AXIS_H + 6 : 120;
-    this.canvas.style.height = `${height}px`;
+    return geo.length ? geo[geo.length - 1].memBottom + AXIS_H + 6 : 120;
+  }
+
+  resize() {
+    this.canvas.style.height = `${this.heightPx()}px`;
     this.plot.request();
   }
 
