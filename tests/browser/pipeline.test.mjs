@@ -96,6 +96,16 @@ async function assertHeadline(page, schedule) {
   assert.equal(await text(page, 'pl-peak-act'), num(Math.max(...schedule.peak_activation)));
 }
 
+// The timeline's layer is drawn in later tasks than the view's change: its
+// cells are there once data-cells is set again.
+async function timelineDrawn(page) {
+  await page.waitForFunction(
+      () => document.querySelector('[data-testid=pl-timeline]').dataset.cells !== undefined, null,
+      {timeout: 60000, polling: 50});
+  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => resolve())));
+  return drawn(page, 'pl-timeline');
+}
+
 const rowMakespan = (page, name) => page.$eval(
     `[data-testid=pl-compare] tr[data-schedule="${name}"] td:nth-child(4)`, (td) => td.textContent);
 
@@ -105,7 +115,7 @@ test('an example is drawn with the native CLI\'s numbers, for every schedule', a
   assert.equal(await page.getAttribute('#lab-pipeline', 'data-status'), 'ready');
   const params = {p: 4, m: 8};
   await assertHeadline(page, cliJson([...flags(params), '--schedule', '1F1B']));
-  assert.equal(await drawn(page, 'pl-timeline'), true);
+  assert.equal(await timelineDrawn(page), true);
   assert.equal(
       await page.getAttribute('[data-testid=pl-timeline]', 'data-schedules'), '1F1B,ZB-H1');
   for (const name of ['GPipe', 'ZB-H1', 'ZB-H2', 'ZBV', 'DualPipe']) {
@@ -176,7 +186,7 @@ test('two schedules compared: one shown, another stacked on the same time scale'
       () => document.querySelector('[data-testid=pl-timeline]').dataset.schedules === 'ZB-H2,ZBV');
   await assertHeadline(page, cliJson([...flags({p: 4, m: 8}), '--schedule', 'ZB-H2']));
   await page.waitForFunction(() => /&s=ZB-H2&vs=ZBV/.test(location.hash));
-  assert.equal(await drawn(page, 'pl-timeline'), true);
+  assert.equal(await timelineDrawn(page), true);
   await page.context().close();
 });
 
@@ -264,8 +274,8 @@ test(
             req.onerror = () => reject(req.error);
             req.onsuccess = () => {
               const all = req.result.transaction('pipeline').objectStore('pipeline').getAll();
-              all.onsuccess = () =>
-                  resolve(all.result.map((r) => JSON.parse(r.schedule).problem.devices));
+              all.onsuccess = () => resolve(all.result.map(
+                  (r) => JSON.parse(new TextDecoder().decode(r.schedule)).problem.devices));
             };
           }));
       assert.ok(

@@ -4,7 +4,9 @@
 // client keeps the best schedule and bound across runs and offers it to the
 // next run, ignores worse schedules, and a stop is never lost however early
 // it comes, nor waits for a worker stuck in a step (a fresh one reopens the
-// problem); the MIP client's stop ends a blocked HiGHS run by terminating
+// problem); the generated schedules' JSON stays in the worker, named by the
+// calls that read it, their layouts and JSON fetched when drawn or
+// downloaded; the MIP client's stop ends a blocked HiGHS run by terminating
 // its worker and keeps the last incumbent.
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -44,6 +46,7 @@ class FakeWorker {
     if (this.deaf) return;  // inside a long step: nothing is answered
     if (req.op === OP.OPEN) script.open(this, req);
     if (req.op === OP.CHECK) script.check(this, req);
+    if ([OP.SIMULATE, OP.LAYOUT, OP.EXPORT].includes(req.op)) script[req.op](this, req);
     if (req.op === OP.OFFER) this.send(reply(MSG.DONE, req.id, {accepted: true}));
     if (req.op === OP.PLAN) {
       this.running = req.id;
@@ -64,7 +67,7 @@ class FakeWorker {
 globalThis.Worker = FakeWorker;
 const {PlannerClient} =
     await import(pathToFileURL(path.join(WEB, 'pipeline/planner_client.mjs')).href);
-const {SessionClient} =
+const {ScheduleEntry, SessionClient} =
     await import(pathToFileURL(path.join(WEB, 'pipeline/session_client.mjs')).href);
 const {MipClient} = await import(pathToFileURL(path.join(WEB, 'pipeline/mip_client.mjs')).href);
 
@@ -109,6 +112,60 @@ test(
       });
       assert.equal(fakes[0].requests[1].session, 7, 'a call names the session it was made for');
       assert.equal(fakes.length, 1, 'one worker serves the session');
+    });
+
+test(
+    'generated schedules stay in the worker: named in calls, layouts and JSON fetched on demand',
+    async () => {
+      fakes.length = 0;
+      const json = schedule(9);
+      script.open = (fake, req) => fake.send(reply(MSG.DONE, req.id, {
+        session: 3,
+        normalized: '{}',
+        list: [{name: '1F1B', applicable: true}],
+      }));
+      script[OP.SIMULATE] = (fake, req) => fake.send(reply(MSG.DONE, req.id, {
+        name: req.name,
+        summary: {name: req.name, makespan: 9},
+        ...(req.layout ? {layout: {nOps: 1}} : {}),
+      }));
+      script[OP.LAYOUT] = (fake, req) => fake.send(
+          reply(MSG.DONE, req.id, {summary: {name: req.name}, layout: {nOps: 2, of: req.name}}));
+      script[OP.EXPORT] = (fake, req) => fake.send(reply(
+          MSG.DONE, req.id,
+          req.format === 'schedule-json' ? {bytes: new TextEncoder().encode(json)} :
+                                           {text: `${req.format} of ${req.name}`}));
+      const sessions = new SessionClient('worker.js');
+      await sessions.open('{}');
+      const entry = await sessions.simulate('1F1B');
+      assert.deepEqual(
+          [entry.raw, entry.layout, entry.held, entry.summary.makespan], [null, null, '1F1B', 9]);
+      assert.deepEqual(entry.ref(), {name: '1F1B'});
+      assert.throws(() => entry.text, /the worker keeps 1F1B's JSON/);
+      assert.deepEqual(await sessions.layoutOf(entry), {nOps: 2, of: '1F1B'});
+      assert.deepEqual(await sessions.layoutOf(entry), {nOps: 2, of: '1F1B'}, 'asked once');
+      assert.deepEqual((await sessions.simulate('1F1B', true)).layout, {nOps: 1});
+      assert.equal(new TextDecoder().decode(await sessions.jsonOf(entry)), json);
+      assert.equal(await sessions.exportAs(entry, 'pytorch-csv'), 'pytorch-csv of 1F1B');
+      await sessions.offer(entry);
+      const planned = new ScheduleEntry(new TextEncoder().encode(json), {makespan: 9});
+      assert.equal(
+          await sessions.jsonOf(planned), planned.raw, 'an entry with its JSON is not asked');
+      await sessions.offer(planned);
+      const {session, id, ...openReq} = fakes[0].requests[0];
+      assert.deepEqual(openReq, {text: '{}', source: 'problem', op: OP.OPEN});
+      const asked = fakes[0].requests.slice(1).map(({id, session, ...r}) => r);
+      assert.deepEqual(asked.slice(0, 6), [
+        {op: OP.SIMULATE, name: '1F1B', layout: false},
+        {op: OP.LAYOUT, name: '1F1B'},
+        {op: OP.SIMULATE, name: '1F1B', layout: true},
+        {op: OP.EXPORT, name: '1F1B', format: 'schedule-json'},
+        {op: OP.EXPORT, name: '1F1B', format: 'pytorch-csv'},
+        {op: OP.OFFER, name: '1F1B'},
+      ]);
+      assert.equal(asked[6].op, OP.OFFER);
+      assert.ok(asked[6].schedule instanceof Uint8Array, 'a planned schedule goes as bytes');
+      assert.equal(asked.length, 7);
     });
 
 test(

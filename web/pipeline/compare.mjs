@@ -97,10 +97,42 @@ export class CompareTable {
     });
   }
 
+  // Re-renders in place: the head when the sort changes, and only the rows
+  // whose content changed (a schedule arriving replaces its own row), so the
+  // browser styles and lays out a few new cells rather than the whole table
+  // on every update while a large problem's schedules come in.
   render() {
     const table = this.table;
-    table.replaceChildren();
-    const head = table.createTHead().insertRow();
+    const head = table.createTHead();
+    if (this.headSort !== this.sortKey || !head.rows.length) {
+      this.headSort = this.sortKey;
+      head.replaceChildren();
+      this.renderHead(head.insertRow());
+    }
+    // The best makespan among schedules that pass the check (within the cap).
+    const best = Math.min(...this.rows.filter((r) => r.ok && r.valid).map((r) => r.makespan));
+    const body = table.tBodies[0] || table.createTBody();
+    const kept = this.rowCache || new Map();
+    this.rowCache = new Map();
+    const trs = this.sorted().map((r) => {
+      const key =
+          JSON.stringify([r, r.name === this.shown, r.name === this.stacked, r.makespan === best]);
+      const old = kept.get(r.name);
+      const tr = old && old.key === key ? old.tr : this.renderRow(r, best);
+      this.rowCache.set(r.name, {key, tr});
+      return tr;
+    });
+    // The replaced rows go first, so the kept ones never move.
+    const next = new Set(trs);
+    for (const tr of [...body.children]) {
+      if (!next.has(tr)) tr.remove();
+    }
+    trs.forEach((tr, i) => {
+      if (body.children[i] !== tr) body.insertBefore(tr, body.children[i] || null);
+    });
+  }
+
+  renderHead(head) {
     for (const label of ['show', 'stack']) {
       const th = document.createElement('th');
       th.textContent = label;
@@ -119,63 +151,61 @@ export class CompareTable {
       th.append(button);
       head.append(th);
     }
-    // The best makespan among schedules that pass the check (within the cap).
-    const best = Math.min(...this.rows.filter((r) => r.ok && r.valid).map((r) => r.makespan));
-    const body = table.createTBody();
-    for (const r of this.sorted()) {
-      const tr = body.insertRow();
-      tr.dataset.schedule = r.name;
-      tr.classList.toggle('off', !r.ok);
-      tr.classList.toggle('shown', r.name === this.shown);
-      if (r.pending) tr.dataset.pending = 'true';
-      const radio = document.createElement('input');
-      radio.type = 'radio';
-      radio.name = 'pl-show';
-      radio.checked = r.name === this.shown;
-      radio.disabled = !r.ok;
-      radio.setAttribute('aria-label', `show ${r.name}`);
-      radio.addEventListener('change', () => this.onShow(r.name));
-      tr.insertCell().append(radio);
-      const box = document.createElement('input');
-      box.type = 'checkbox';
-      box.checked = r.name === this.stacked;
-      box.disabled = !r.ok || r.name === this.shown;
-      box.setAttribute('aria-label', `stack ${r.name} under the shown schedule`);
-      box.addEventListener('change', () => this.onStack(box.checked ? r.name : null));
-      tr.insertCell().append(box);
-      const name = tr.insertCell();
-      name.textContent = r.name;
-      name.title = r.summary || '';
-      if (r.placement) {
-        const where = document.createElement('span');
-        where.className = 'hint';
-        where.textContent = ` ${r.placement}`;
-        name.append(where);
-      }
-      if (!r.ok) {
-        const why = tr.insertCell();
-        why.colSpan = COLUMNS.length - 1;
-        why.className = 'reason';
-        why.textContent = r.reason || 'not simulated';
-        continue;
-      }
-      const cell = (text, cls = '') => {
-        const td = tr.insertCell();
-        td.textContent = text;
-        if (cls) td.className = cls;
-        return td;
-      };
-      cell(num(r.makespan), r.makespan === best ? 'num best' : 'num');
-      cell(`${num(r.globalTotal)} (${percent(r.globalRate)})`, 'num');
-      cell(`${num(r.spanTotal)} (${percent(r.spanRate)})`, 'num');
-      cell(num(r.peakAct), 'num');
-      cell(num(r.peakParam), 'num');
-      const cf = r.closedForm;
-      const td =
-          cell(cf ? `${cf.formula} = ${num(cf.value)}${cf.holds ? '' : ' (n/a)'}` : '\u2013');
-      if (cf) td.title = `assumes ${cf.assumption}`;
-      cell(r.fits === null ? '\u2013' : r.fits ? 'fits' : 'over', r.fits === false ? 'bad' : '');
-      if (r.valid === false) name.prepend('(invalid) ');
+  }
+
+  renderRow(r, best) {
+    const tr = document.createElement('tr');
+    tr.dataset.schedule = r.name;
+    tr.classList.toggle('off', !r.ok);
+    tr.classList.toggle('shown', r.name === this.shown);
+    if (r.pending) tr.dataset.pending = 'true';
+    const radio = document.createElement('input');
+    radio.type = 'radio';
+    radio.name = 'pl-show';
+    radio.checked = r.name === this.shown;
+    radio.disabled = !r.ok;
+    radio.setAttribute('aria-label', `show ${r.name}`);
+    radio.addEventListener('change', () => this.onShow(r.name));
+    tr.insertCell().append(radio);
+    const box = document.createElement('input');
+    box.type = 'checkbox';
+    box.checked = r.name === this.stacked;
+    box.disabled = !r.ok || r.name === this.shown;
+    box.setAttribute('aria-label', `stack ${r.name} under the shown schedule`);
+    box.addEventListener('change', () => this.onStack(box.checked ? r.name : null));
+    tr.insertCell().append(box);
+    const name = tr.insertCell();
+    name.textContent = r.name;
+    name.title = r.summary || '';
+    if (r.placement) {
+      const where = document.createElement('span');
+      where.className = 'hint';
+      where.textContent = ` ${r.placement}`;
+      name.append(where);
     }
+    if (!r.ok) {
+      const why = tr.insertCell();
+      why.colSpan = COLUMNS.length - 1;
+      why.className = 'reason';
+      why.textContent = r.reason || 'not simulated';
+      return tr;
+    }
+    const cell = (text, cls = '') => {
+      const td = tr.insertCell();
+      td.textContent = text;
+      if (cls) td.className = cls;
+      return td;
+    };
+    cell(num(r.makespan), r.makespan === best ? 'num best' : 'num');
+    cell(`${num(r.globalTotal)} (${percent(r.globalRate)})`, 'num');
+    cell(`${num(r.spanTotal)} (${percent(r.spanRate)})`, 'num');
+    cell(num(r.peakAct), 'num');
+    cell(num(r.peakParam), 'num');
+    const cf = r.closedForm;
+    const td = cell(cf ? `${cf.formula} = ${num(cf.value)}${cf.holds ? '' : ' (n/a)'}` : '\u2013');
+    if (cf) td.title = `assumes ${cf.assumption}`;
+    cell(r.fits === null ? '\u2013' : r.fits ? 'fits' : 'over', r.fits === false ? 'bad' : '');
+    if (r.valid === false) name.prepend('(invalid) ');
+    return tr;
   }
 }

@@ -7,7 +7,7 @@
 // wireDownloads gives every button its feedback beside it (../feedback.mjs:
 // "Saved …", "Copied", the core's refusal), and updateDownloads disables
 // those that cannot serve the shown schedule, saying why.
-import {savePlots, saveText} from '../downloads.mjs';
+import {saveBlob, savePlots, saveText} from '../downloads.mjs';
 import {clearNear, copyText, feedbackRegion, nearby, setReason} from '../feedback.mjs';
 
 const withNewline = (text) =>
@@ -19,17 +19,22 @@ export function fileStem(problemName, scheduleName) {
   return `${slug(problemName)}-${slug(scheduleName)}`;
 }
 
-export function downloadSchedule(entry, stem) {
-  saveText(withNewline(entry.text), `${stem}.schedule.json`, 'application/json');
+// The schedule's JSON as the core wrote it (text, or UTF-8 bytes from the
+// worker: never decoded here), ending in a newline.
+export async function downloadSchedule(sessions, entry, stem) {
+  const json = await sessions.jsonOf(entry);
+  const ends = typeof json === 'string' ? json.endsWith('\n') : json[json.length - 1] === 10;
+  saveBlob(
+      new Blob(ends ? [json] : [json, '\n'], {type: 'application/json'}), `${stem}.schedule.json`);
 }
 
 export async function downloadTrace(sessions, entry, stem) {
-  const trace = await sessions.exportAs(entry.text, 'chrome-trace');
+  const trace = await sessions.exportAs(entry, 'chrome-trace');
   saveText(withNewline(trace), `${stem}.trace.json`, 'application/json');
 }
 
 export async function downloadCsv(sessions, entry, stem) {
-  const csv = await sessions.exportAs(entry.text, 'pytorch-csv');
+  const csv = await sessions.exportAs(entry, 'pytorch-csv');
   saveText(withNewline(csv), `${stem}.csv`, 'text/csv');
 }
 
@@ -64,7 +69,7 @@ const SCHEDULE_BUTTONS = ['pl-download-json', 'pl-download-trace', 'pl-download-
 /**
  * The share row's buttons (web/pipeline/panel.html): each download or copy
  * says what it did, or why it failed, beside itself. ctx: {entry() -> the
- * shown {text, schedule} or null, stem() -> file stem, sessions() -> SessionClient,
+ * shown ScheduleEntry or null, stem() -> file stem, sessions() -> SessionClient,
  * problemText() -> text or null, canvases() -> [[name, canvas]], link() -> href}.
  */
 export function wireDownloads(section, ctx) {
@@ -80,7 +85,7 @@ export function wireDownloads(section, ctx) {
     feedbackRegion(button);
     button.addEventListener('click', nearby(button, action, done));
   };
-  on('pl-download-json', withEntry((e) => downloadSchedule(e, ctx.stem())),
+  on('pl-download-json', withEntry((e) => downloadSchedule(ctx.sessions(), e, ctx.stem())),
      saved('.schedule.json'));
   on('pl-download-trace', withEntry((e) => downloadTrace(ctx.sessions(), e, ctx.stem())),
      saved('.trace.json'));

@@ -50,8 +50,9 @@ const app = {
   stacked: null,
   wanted: {shown: null, stacked: null},  // a link's or a preset's choice
   queue: Promise.resolve(),
-  generation: 0,  // of the latest compute(); an older one stops simulating
-  viewKey: null,  // the shown|stacked pair the timeline and readouts show
+  generation: 0,                 // of the latest compute(); an older one stops simulating
+  viewKey: null,                 // the shown|stacked pair the timeline and readouts show
+  viewDrawn: Promise.resolve(),  // settles once that pair is drawn
 };
 globalThis.shardlabPipeline = app;  // for debugging
 
@@ -151,6 +152,7 @@ async function computeNow(text, generation) {
   renderLists();
   // The view drawn while the schedules came in stays when it shows the same pair.
   if (`${app.shown}|${app.stacked}` !== app.viewKey) renderView();
+  await app.viewDrawn;
   setStatus('ready');
   scheduleLink();
   plan.setButtons();
@@ -177,7 +179,11 @@ async function simulateAll(generation) {
   for (const name of order) {
     if (app.schedules.has(name)) continue;
     if (generation !== app.generation) return false;
-    const entry = await app.sessions.simulate(name).catch((error) => ({error: error.message}));
+    // The layout comes along while it may be drawn at once (a wanted one,
+    // or any until the view is chosen); the others' come when drawn.
+    const drawn = first.includes(name) || app.viewKey === null;
+    const entry =
+        await app.sessions.simulate(name, drawn).catch((error) => ({error: error.message}));
     app.schedules.set(name, entry);
     update();
   }
@@ -252,7 +258,13 @@ function note(text) {
 
 // ---- views ----
 
+// A menu is refilled only when its options or choice changed (it is asked
+// on every schedule that arrives).
+const filled = new WeakMap();
 function fillSelect(select, names, value, none = null) {
+  const key = JSON.stringify([names, value || '', none]);
+  if (filled.get(select) === key) return;
+  filled.set(select, key);
   select.replaceChildren();
   if (none) select.append(new Option(none, ''));
   for (const name of names) select.append(new Option(name, name));
@@ -287,18 +299,40 @@ const drawnOf = (e) => (e.layout ? {summary: e.summary, layout: e.layout} : {sch
 
 // The readouts and the timeline of the shown and stacked schedules (from
 // their summaries and packed layouts: nothing here parses a schedule the
-// worker simulated).
+// worker simulated). A generated schedule's layout is asked of the worker
+// when it is drawn, and the page lets go of the layouts it no longer draws
+// (a p 64, m 512 schedule's is about 10 MB): resolves once drawn.
 function renderView() {
-  app.viewKey = `${app.shown}|${app.stacked}`;
+  const key = `${app.shown}|${app.stacked}`;
+  app.viewKey = key;
   const shown = entryOf(app.shown);
+  const drawn = [shown, entryOf(app.stacked)].filter(Boolean);
+  for (const entry of app.schedules.values()) {
+    if (entry.held && !drawn.includes(entry)) entry.layout = null;
+  }
   if (shown) renderReadouts($('pl-readouts'), $('pl-devices'), summaryOf(shown));
   $('pl-readouts').hidden = !shown;
-  const entries = [shown, entryOf(app.stacked)].filter(Boolean).map(drawnOf);
-  const problem = shown && summaryOf(shown).problem;
-  const comm = Number((problem && problem.comm) || 0);
-  timeline.setSchedules(entries, {comm, keepZoom: true});
   renderDevicesTitle(shown);
   exports.updateDownloads(app.section, shown);
+  const missing = drawn.filter((e) => !e.layout && e.held);
+  // Still this view of these entries (not a later choice or problem).
+  const current = () => app.viewKey === key && entryOf(app.shown) === shown;
+  const draw = () => {
+    if (!current()) return;
+    const problem = shown && summaryOf(shown).problem;
+    const comm = Number((problem && problem.comm) || 0);
+    timeline.setSchedules(drawn.map(drawnOf), {comm, keepZoom: true});
+  };
+  if (!missing.length) {
+    draw();
+    app.viewDrawn = Promise.resolve();
+  } else {
+    app.viewDrawn =
+        Promise.all(missing.map((e) => app.sessions.layoutOf(e))).then(draw, (error) => {
+          if (current()) showError(error.message || String(error));
+        });
+  }
+  return app.viewDrawn;
 }
 
 function renderDevicesTitle(shown) {
@@ -349,10 +383,12 @@ function flushSave() {
   pendingSave = null;
   if (!pending) return Promise.resolve();
   const schedule = summaryOf(pending.entry);
-  const {text} = pending.entry;
-  return savePlanned(
-             pending.key,
-             {name: schedule.name, makespan: schedule.makespan, bound: plan.planner.bound, text})
+  return savePlanned(pending.key, {
+           name: schedule.name,
+           makespan: schedule.makespan,
+           bound: plan.planner.bound,
+           json: pending.entry.raw
+         })
       .catch((error) => console.warn('IndexedDB:', error));
 }
 
@@ -546,10 +582,13 @@ function wire() {
     problem: () => (app.problemText ? {key: app.key, normalized: app.normalized} : null),
     bestGenerated,
     onSchedule,
-    // A run's status, unless the problem changed under it (which stopped it).
+    // A run's status, unless the problem changed under it (which stopped
+    // it); an ended run's best is stored at once, the status not waiting
+    // for IndexedDB (a Stop shows within the bar of 200 ms).
     onRun: async (status, key) => {
-      if (['done', 'stopped', 'error'].includes(status)) await flushSave();
+      const saved = ['done', 'stopped', 'error'].includes(status) ? flushSave() : null;
       if (status !== 'error' && key === app.key) setStatus(status);
+      await saved;
     },
     onError: showError,
     onSettings: scheduleLink,

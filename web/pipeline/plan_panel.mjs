@@ -147,7 +147,7 @@ export class PlanPanel {
    * stored record's), kept when it does not exceed the makespan.
    */
   offer(entry, bound = null) {
-    const kept = this.planner.consider(entry.text, 0);
+    const kept = this.planner.consider(entry, 0);
     if (Number.isFinite(bound) && bound <= entry.summary.makespan + 1e-9 &&
         (this.planner.bound === null || bound > this.planner.bound)) {
       this.planner.bound = bound;
@@ -282,7 +282,7 @@ export class PlanPanel {
     try {
       if (this.running === 'planner') {
         const generated = this.host.bestGenerated();
-        const offers = generated ? [generated.text] : [];
+        const offers = generated ? [generated] : [];
         const done = await this.planner.plan(this.runOptions, timeS, offers);
         status = done.reason === 'stopped' ? 'stopped' : 'done';
         const best = this.planner.best;
@@ -320,7 +320,7 @@ export class PlanPanel {
     const incumbent = this.planner.best || this.host.bestGenerated();
     let start = null;
     try {
-      start = incumbent ? await unlessStopped(sessions.mipStart(options, incumbent.text)) : null;
+      start = incumbent ? await unlessStopped(sessions.mipStart(options, incumbent)) : null;
     } catch (error) {
       this.$('pl-plan-note').textContent = `No warm start (${error.message}).`;
     }

@@ -65,16 +65,19 @@ export class PlannerClient {
   }
 
   /**
-   * Keeps a schedule (JSON text or its UTF-8 bytes, with its summary and
-   * packed layout when the worker made them, or an object) when it beats
-   * the best; true if it did. best is a ScheduleEntry with makespan and
-   * seconds: its JSON is parsed here only when no summary came with it.
+   * Keeps a schedule (a ScheduleEntry, JSON text or its UTF-8 bytes with
+   * its summary and packed layout when the worker made them, or an object)
+   * when it beats the best; true if it did. best is a ScheduleEntry with
+   * makespan and seconds: its JSON is parsed here only when no summary came
+   * with it.
    */
   consider(schedule, seconds = this.elapsedS, summary = null, layout = null) {
-    const parsed =
-        schedule !== null && typeof schedule === 'object' && !ArrayBuffer.isView(schedule);
-    const entry = parsed ? new ScheduleEntry(JSON.stringify(schedule), schedule) :
-                           new ScheduleEntry(schedule, summary, layout);
+    const given = schedule instanceof ScheduleEntry;
+    const parsed = !given && schedule !== null && typeof schedule === 'object' &&
+        !ArrayBuffer.isView(schedule);
+    const entry = given ? schedule :
+        parsed          ? new ScheduleEntry(JSON.stringify(schedule), schedule) :
+                          new ScheduleEntry(schedule, summary, layout);
     if (parsed) entry.parsed = schedule;
     const object = entry.summary;
     if (!object || !Number.isFinite(object.makespan) || object.valid === false) return false;
@@ -88,7 +91,7 @@ export class PlannerClient {
 
   /**
    * Runs the planner on the session's problem until timeLimitS, a proof or
-   * a stop; offers (schedule JSON texts, e.g. from a link or IndexedDB) and
+   * a stop; offers (ScheduleEntry or JSON texts, e.g. from a link or IndexedDB) and
    * the best so far go in first. Resolves to {reason, elapsedS}; reason is
    * 'finished', 'time' or 'stopped'. A stop resolves it within
    * STOP_GRACE_MS even while the worker is busy (a large problem's offers
@@ -105,10 +108,11 @@ export class PlannerClient {
     this.baseS = this.elapsedS;
     const run = (async () => {
       await sessions.ready();
-      const carried = this.best ? [this.best.text, ...offers] : offers;
+      // Entries go by reference or as bytes: never decoded on the page.
+      const carried = this.best ? [this.best, ...offers] : offers;
       for (const schedule of carried) {
         if (signal.fired) break;
-        await sessions.call(OP.OFFER, {schedule});
+        await sessions.offer(schedule);
       }
       if (this.stopAsked || signal.fired) return {reason: 'stopped', elapsedS: this.elapsedS};
       const done = await sessions.call(OP.PLAN, {options, timeLimitS, startedAtMs});

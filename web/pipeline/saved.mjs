@@ -1,7 +1,9 @@
 // The best planned schedule per problem, kept in IndexedDB (store 'pipeline'
 // of ../store.mjs) so that a reload or a crashed tab never loses it. The key
 // is the SHA-256 of the core's normalized problem JSON (pipelineNormalize),
-// so the same problem typed differently finds the same record.
+// so the same problem typed differently finds the same record. The schedule
+// is stored as UTF-8 bytes (a Uint8Array): a 10 MB string would be copied
+// and serialised on the main thread, where bytes are one memcpy.
 import {getRecord, putRecord} from '../store.mjs';
 
 /** Hex SHA-256 of a text (Web Crypto: browsers and node). */
@@ -12,13 +14,19 @@ export async function sha256Hex(text) {
 
 export const problemKey = (normalizedProblem) => sha256Hex(normalizedProblem);
 
-/** {key, name, makespan, bound, schedule (JSON text), savedAt} or undefined. */
+/**
+ * {key, name, makespan, bound, schedule (JSON as UTF-8 bytes; text in
+ * records of older pages), savedAt} or undefined.
+ */
 export function loadPlanned(key) {
   return getRecord('pipeline', key);
 }
 
-/** Stores the schedule when it beats the stored one; true if it did. */
-export async function savePlanned(key, {name, makespan, bound, text}) {
+/**
+ * Stores the schedule (json: its text or UTF-8 bytes) when it beats the
+ * stored one; true if it did.
+ */
+export async function savePlanned(key, {name, makespan, bound, json}) {
   const stored = await loadPlanned(key);
   if (stored && stored.makespan <= makespan) {
     if (bound !== null && (stored.bound === null || bound > stored.bound)) {
@@ -31,7 +39,7 @@ export async function savePlanned(key, {name, makespan, bound, text}) {
     name,
     makespan,
     bound: bound ?? null,
-    schedule: text,
+    schedule: typeof json === 'string' ? new TextEncoder().encode(json) : json,
     savedAt: new Date().toISOString(),
   });
   return true;

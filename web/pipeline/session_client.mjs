@@ -1,38 +1,41 @@
 // The page's side of the pipeline worker (worker.js): the problem is opened
 // once per change (OPEN parses it into the worker's session and lists its
 // schedules), each schedule is simulated by its own call (SIMULATE, in the
-// worker), and every later call names that session: check, export, import,
-// the MIP's LP and column maps. The planner runs in the same worker
-// (planner_client.mjs shares this handle). Schedules come back as
-// ScheduleEntry: the text (kept for downloads and offers), the numbers
-// (summary), the timeline's packed layout (layout.mjs, made in the worker)
-// and the whole schedule parsed only when something reads it.
-// lab.mjs drives it; tests/web/pipeline_clients.test.mjs runs it against a
-// fake worker.
+// worker), and every later call names that session: layouts, check,
+// export, import, the MIP's LP and column maps. The planner runs in the same
+// worker (planner_client.mjs shares this handle). Schedules come back as
+// ScheduleEntry: the numbers (summary), the timeline's packed layout
+// (layout.mjs, made in the worker) while it is drawn, and either the JSON
+// (planned, checked, imported, MIP schedules) or the name the worker keeps
+// it under (the generated ones: their JSON never comes to the page unless
+// it is downloaded). lab.mjs drives it; tests/web/pipeline_clients.test.mjs
+// runs it against a fake worker.
 import {OP} from '../protocol.mjs';
 import {WorkerHandle} from '../worker_client.mjs';
 
 const decoder = new TextDecoder();
 
 /**
- * A schedule seen from the page: `text` (the core's schedule JSON),
- * `summary` (its numbers without the ops and memory profile), `layout` (its
- * timeline packed in typed arrays, or null: the timeline packs `schedule`)
- * and `schedule` (the whole JSON, parsed on first use: a p 64, m 512
- * schedule's JSON is 10 MB, and the page reads it only for a download or
- * when the worker sent no layout). The worker sends large texts as UTF-8
- * bytes (a transferred buffer: a 10 MB string copied into the page costs a
- * main-thread task of 0.3 s or more); `text` decodes them on first use.
+ * A schedule seen from the page: `summary` (its numbers without the ops
+ * and memory profile), `layout` (its timeline packed in typed arrays, or
+ * null: fetched with layoutOf() when drawn, or packed from `schedule` by
+ * the timeline), and its JSON: `held`, the name the worker keeps a
+ * generated schedule under (its JSON is not here), or `raw`, the text or
+ * its UTF-8 bytes (a transferred buffer: a 10 MB string copied into the
+ * page costs a main-thread task of 0.3 s or more), decoded by `text` and
+ * parsed by `schedule` only on first use.
  */
 export class ScheduleEntry {
-  constructor(text, summary = null, layout = null) {
-    this.raw = text;  // a string, or UTF-8 bytes (Uint8Array)
+  constructor(text, summary = null, layout = null, held = null) {
+    this.raw = text;  // a string, UTF-8 bytes (Uint8Array), or null when held
+    this.held = held;
     this.parsed = summary ? null : JSON.parse(this.text);
     this.summary = summary || this.parsed;
     this.layout = layout;
   }
 
   get text() {
+    if (this.raw === null) throw new Error(`the worker keeps ${this.held}'s JSON`);
     if (typeof this.raw !== 'string') this.raw = decoder.decode(this.raw);
     return this.raw;
   }
@@ -41,7 +44,15 @@ export class ScheduleEntry {
     if (!this.parsed) this.parsed = JSON.parse(this.text);
     return this.parsed;
   }
+
+  /** The fields that name this schedule in a request: {name} or {schedule}. */
+  ref() {
+    return this.raw === null ? {name: this.held} : {schedule: this.raw};
+  }
 }
+
+// A request's fields naming a schedule: an entry's, or JSON text or bytes.
+const refOf = (s) => (s instanceof ScheduleEntry ? s.ref() : {schedule: s});
 
 // A reply's schedule: packed by the worker (bytes, summary, layout) or text.
 const entry = (done) =>
@@ -69,11 +80,12 @@ export class SessionClient {
     return this.worker().ready;
   }
 
-  call(op, payload = {}) {
+  call(op, payload = {}, transfer = []) {
     if (this.reopening) {
-      return this.reopening.then(() => this.worker().call(op, {...payload, session: this.session}));
+      return this.reopening.then(
+          () => this.worker().call(op, {...payload, session: this.session}, transfer));
     }
-    return this.worker().call(op, {...payload, session: this.session});
+    return this.worker().call(op, {...payload, session: this.session}, transfer);
   }
 
   /**
@@ -120,20 +132,48 @@ export class SessionClient {
     return {normalized: done.normalized, list: done.list, schedules};
   }
 
-  /** One schedule of the open problem: a ScheduleEntry, or {error} when it does not apply. */
-  async simulate(name) {
-    const done = await this.call(OP.SIMULATE, {name});
+  /**
+   * One schedule of the open problem: a ScheduleEntry whose JSON the
+   * worker keeps (with its layout when `withLayout`), or {error} when it
+   * does not apply.
+   */
+  async simulate(name, withLayout = false) {
+    const done = await this.call(OP.SIMULATE, {name, layout: withLayout});
+    if (done.summary) return new ScheduleEntry(null, done.summary, done.layout || null, name);
     return done.bytes || done.text !== undefined ? entry(done) : {error: done.error};
   }
 
-  /** A schedule JSON re-timed and checked on the problem: a ScheduleEntry. */
-  async check(scheduleText) {
-    return entry(await this.call(OP.CHECK, {schedule: scheduleText}));
+  /** Fills in an entry's layout (from the worker, for a held one); resolves to it. */
+  async layoutOf(scheduleEntry) {
+    if (!scheduleEntry.layout && scheduleEntry.held !== null) {
+      scheduleEntry.layout = (await this.call(OP.LAYOUT, {name: scheduleEntry.held})).layout;
+    }
+    return scheduleEntry.layout;
   }
 
-  /** format: 'chrome-trace' or 'pytorch-csv'; the file's text. */
-  async exportAs(scheduleText, format) {
-    return (await this.call(OP.EXPORT, {schedule: scheduleText, format})).text;
+  /** An entry's JSON as the core wrote it: text, or UTF-8 bytes (fetched when held). */
+  async jsonOf(scheduleEntry) {
+    if (scheduleEntry.raw !== null) return scheduleEntry.raw;
+    return (await this.call(OP.EXPORT, {name: scheduleEntry.held, format: 'schedule-json'})).bytes;
+  }
+
+  /**
+   * A schedule JSON (text or UTF-8 bytes, which move to the worker)
+   * re-timed and checked on the problem: a ScheduleEntry.
+   */
+  async check(schedule) {
+    const transfer = ArrayBuffer.isView(schedule) ? [schedule.buffer] : [];
+    return entry(await this.call(OP.CHECK, {schedule}, transfer));
+  }
+
+  /** schedule: an entry or its JSON; format: 'chrome-trace' or 'pytorch-csv'; the file's text. */
+  async exportAs(schedule, format) {
+    return (await this.call(OP.EXPORT, {...refOf(schedule), format})).text;
+  }
+
+  /** A schedule (an entry or its JSON) offered to the planner. */
+  offer(schedule) {
+    return this.call(OP.OFFER, refOf(schedule));
   }
 
   async importCsv(csv, source) {
@@ -144,9 +184,9 @@ export class SessionClient {
     return (await this.call(OP.EMIT_LP, {options})).lp;
   }
 
-  /** The LP's column values of a schedule ({name: value}). */
-  async mipStart(options, scheduleText) {
-    return (await this.call(OP.MIP_START, {options, schedule: scheduleText})).columns;
+  /** The LP's column values of a schedule (an entry or its JSON): {name: value}. */
+  async mipStart(options, schedule) {
+    return (await this.call(OP.MIP_START, {options, ...refOf(schedule)})).columns;
   }
 
   async scheduleFromMip(options, columns) {

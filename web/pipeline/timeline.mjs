@@ -30,13 +30,15 @@ const LABEL_PX = 12;  // the least distance between two row or strip labels (11 
 const ARROW_IN = '#111827';
 const ARROW_OUT = '#7c3aed';
 const DELAY = '#db2777';
-// The layer is drawn in steps, SLICE_MS of them per task: a p 64, m 512
-// schedule's (100k cells, 64 strips, thousands of labels zoomed in) never
-// holds the page for long, wherever it runs.
+// The layer is drawn in steps, SLICE_MS of them per task, none of them in
+// the frame that starts it (that frame already holds the page's layout): a
+// p 64, m 512 schedule's (100k cells, 64 strips, thousands of labels zoomed
+// in) never holds the page for long, wherever it runs. One step of 1500
+// cells took 20-90 ms on a loaded machine: steps are a few milliseconds.
 const SLICE_MS = 8;
-const CELLS_PER_STEP = 1500;  // cells and gaps painted by one step
-const LABEL_BATCH = 128;      // labels drawn by one step
-const TRACKS_PER_STEP = 2;    // memory strips drawn by one step
+const CELLS_PER_STEP = 400;  // cells and gaps painted by one step
+const LABEL_BATCH = 128;     // labels drawn by one step
+const TRACKS_PER_STEP = 1;   // memory strips drawn by one step
 
 // Splits [0, n) into consecutive ranges of about `limit` weight each.
 function spans(n, weight, limit) {
@@ -147,8 +149,11 @@ export class Timeline {
     this.domain = keepZoom && zoomed ? clampDomain(this.domain, max) : [0, max];
     this.hover = null;
     this.tooltip.hidden = true;
-    this.resize();
-    this.plot.request();
+    // The new height is laid out with the page's other changes in this
+    // frame; the canvas (reallocated at that size) is drawn in the next, so
+    // no frame holds both (each is tens of milliseconds at p 64).
+    this.canvas.style.height = `${this.heightPx()}px`;
+    requestAnimationFrame(() => this.plot.request());
     this.table.refresh();
   }
 
@@ -193,10 +198,13 @@ export class Timeline {
     });
   }
 
-  resize() {
+  heightPx() {
     const geo = this.geometry();
-    const height = geo.length ? geo[geo.length - 1].memBottom + AXIS_H + 6 : 120;
-    this.canvas.style.height = `${height}px`;
+    return geo.length ? geo[geo.length - 1].memBottom + AXIS_H + 6 : 120;
+  }
+
+  resize() {
+    this.canvas.style.height = `${this.heightPx()}px`;
     this.plot.request();
   }
 
@@ -220,16 +228,19 @@ export class Timeline {
     if (!this.layer || this.layerKey !== key) {
       this.layerKey = key;
       this.layer = this.layer || document.createElement('canvas');
-      // Resized only when the size changed: setting a canvas's size
-      // reallocates its pixels even when it stays the same.
-      if (this.layer.width !== ctx.canvas.width) this.layer.width = ctx.canvas.width;
-      if (this.layer.height !== ctx.canvas.height) this.layer.height = ctx.canvas.height;
       const lc = this.layer.getContext('2d');
-      lc.setTransform(ratio, 0, 0, ratio, 0, 0);
-      lc.fillStyle = '#fff';
-      lc.fillRect(0, 0, width, height);
-      lc.font = FONT;
-      this.drawLayer(lc, x, width, geo);
+      // The new layer's first step clears it; this frame shows the last one.
+      const clear = () => {
+        // Resized only when the size changed: setting a canvas's size
+        // reallocates its pixels even when it stays the same.
+        if (this.layer.width !== ctx.canvas.width) this.layer.width = ctx.canvas.width;
+        if (this.layer.height !== ctx.canvas.height) this.layer.height = ctx.canvas.height;
+        lc.setTransform(ratio, 0, 0, ratio, 0, 0);
+        lc.fillStyle = '#fff';
+        lc.fillRect(0, 0, width, height);
+        lc.font = FONT;
+      };
+      this.drawLayer(lc, x, width, geo, clear);
     }
     ctx.save();
     ctx.setTransform(1, 0, 0, 1, 0, 0);
@@ -249,12 +260,15 @@ export class Timeline {
   // hold), cells (those wide enough for a digit) and labelled (those that
   // got their micro-batch), row-labels and strip-labels (the labels' y
   // positions).
-  drawLayer(ctx, x, width, geo) {
+  drawLayer(ctx, x, width, geo, clear) {
     const data = this.canvas.dataset;
     data.layerDraws = String(Number(data.layerDraws || 0) + 1);
     for (const key of ['painted', 'stepCells', 'cells', 'labelled']) delete data[key];
     const drawn = {painted: 0, stepCells: 0, cells: 0, labelled: 0, rowLabels: [], stripLabels: []};
-    const steps = [() => this.drawGrid(ctx, x, width, geo)];
+    const steps = [() => {
+      clear();
+      this.drawGrid(ctx, x, width, geo);
+    }];
     this.blocks.forEach(
         (block, i) => steps.push(...this.blockSteps(ctx, block, geo[i], x, width, drawn)));
     steps.push(() => {
@@ -266,28 +280,26 @@ export class Timeline {
       data.rowLabels = drawn.rowLabels.map((y) => y.toFixed(1)).join(',');
       data.stripLabels = drawn.stripLabels.map((y) => y.toFixed(1)).join(',');
     });
-    this.layerJob = {steps, next: 0};
-    this.runLayer(ctx);
+    const job = {steps, next: 0};
+    this.layerJob = job;
+    setTimeout(() => this.runLayer(job), 0);
   }
 
   // Runs the layer's steps (a step returning false is called again) for at
-  // most SLICE_MS; the rest follow in later tasks, each shown on the next
-  // frame, unless another layer replaced this one.
-  runLayer(ctx) {
-    const job = this.layerJob;
+  // most SLICE_MS, then shows them on the next frame; the rest follow in
+  // later tasks, unless another layer replaced this one.
+  runLayer(job) {
+    if (this.layerJob !== job) return;
     const started = performance.now();
     while (job.next < job.steps.length) {
       if (job.steps[job.next]() !== false) ++job.next;
       if (job.next < job.steps.length && performance.now() - started >= SLICE_MS) {
-        setTimeout(() => {
-          if (this.layerJob !== job) return;
-          this.runLayer(ctx);
-          this.plot.request();
-        }, 0);
-        return;
+        setTimeout(() => this.runLayer(job), 0);
+        break;
       }
     }
-    this.layerJob = null;
+    if (job.next >= job.steps.length) this.layerJob = null;
+    this.plot.request();
   }
 
   drawHighlight(ctx, hover, g, x, width) {

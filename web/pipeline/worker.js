@@ -3,10 +3,14 @@
 // per OPEN (which lists the schedules the core knows); every other op runs
 // on it: one schedule simulated per SIMULATE (the page asks for them one by
 // one, so a STOP or the next problem never waits behind all of them; the
-// reply carries the schedule JSON as bytes for downloads, its numbers
-// without the ops, and its timeline layout packed in typed arrays
-// (layout.mjs): all made here, so the page never parses a schedule it
-// draws, nor builds objects per op), a schedule file
+// reply carries the schedule's numbers without the ops and, when asked, its
+// timeline layout packed in typed arrays (layout.mjs): all made here, so the
+// page never parses a schedule it draws, nor builds objects per op). The
+// generated schedules' JSON stays here (kept, as UTF-8 bytes): the page asks
+// for a layout (LAYOUT) when it draws one, for the bytes (EXPORT as
+// 'schedule-json') when it downloads one, and names them in the calls that
+// read one (OFFER, EXPORT, MIP_START: {name} instead of {schedule}), so it
+// never holds 10 MB per schedule it does not draw. Also: a schedule file
 // checked (CHECK), exports (EXPORT), a PyTorch CSV imported (IMPORT_CSV),
 // the MIP's LP text and column maps (EMIT_LP, MIP_START, FROM_MIP), and the
 // planner (PLAN) run in time slices until it proves optimality, reaches its
@@ -30,7 +34,8 @@ let M = null;  // the wasm module
 let session = null;
 let sessionId = 0;
 let planner = null;
-let held = [];  // schedules offered while no planner exists
+let held = [];         // schedules offered while no planner exists
+let kept = new Map();  // the session's simulated schedules: name -> JSON as UTF-8 bytes
 
 // The current session, if the request was made for it.
 function current(req) {
@@ -49,6 +54,7 @@ function open(req) {
   session = next;
   ++sessionId;
   held = [];
+  kept = new Map();
   return {
     session: sessionId,
     normalized: session.normalized(),
@@ -76,6 +82,7 @@ function summaryOf(schedule) {
 // (moving a 10 MB string would cost the page a long task to copy it in),
 // with its summary and its packed layout (transferred too).
 const encoder = new TextEncoder();
+const decoder = new TextDecoder();
 
 function packed(text) {
   const schedule = JSON.parse(text);
@@ -95,11 +102,55 @@ function reply(text) {
   return {bytes, summary, layout, [S.TRANSFER]: buffers};
 }
 
+// A generated schedule's JSON bytes, kept since its SIMULATE (a respawned
+// worker, whose session was opened again, simulates it once more).
+function keptBytes(req, name) {
+  let bytes = kept.get(name);
+  if (!bytes) {
+    bytes = encoder.encode(R.unwrap(current(req).simulate(name)));
+    kept.set(name, bytes);
+  }
+  return bytes;
+}
+
+// The schedule JSON a request names: {name} (a generated schedule kept
+// here) or {schedule} (its text, or its UTF-8 bytes).
+function scheduleText(req) {
+  if (req.schedule === undefined && req.name !== undefined) {
+    return decoder.decode(keptBytes(req, req.name));
+  }
+  return typeof req.schedule === 'string' ? req.schedule : decoder.decode(req.schedule);
+}
+
+// One schedule simulated: its numbers, and its layout when req.layout (the
+// page draws it now); the JSON stays here.
 function simulate(req) {
   const simulated = current(req).simulate(req.name);
   if (!simulated.ok) return {name: req.name, error: simulated.error.message};
-  const {bytes, summary, layout, buffers} = packed(simulated.value);
-  return {name: req.name, bytes, summary, layout, [S.TRANSFER]: buffers};
+  const schedule = JSON.parse(simulated.value);
+  kept.set(req.name, encoder.encode(simulated.value));
+  const summary = summaryOf(schedule);
+  if (!req.layout) return {name: req.name, summary};
+  const layout = Y.buildLayout(schedule);
+  return {name: req.name, summary, layout, [S.TRANSFER]: Y.layoutBuffers(layout)};
+}
+
+// A kept schedule's layout, for the page to draw (it drops those it no
+// longer draws).
+function layoutOf(req) {
+  const schedule = JSON.parse(scheduleText(req));
+  const layout = Y.buildLayout(schedule);
+  return {summary: summaryOf(schedule), layout, [S.TRANSFER]: Y.layoutBuffers(layout)};
+}
+
+// Exports: 'schedule-json' is the kept schedule's bytes (a copy: the
+// original stays kept); the others are written by the core.
+function exportAs(req) {
+  if (req.format === 'schedule-json') {
+    const bytes = keptBytes(req, req.name).slice();
+    return {bytes, [S.TRANSFER]: [bytes.buffer]};
+  }
+  return {text: R.unwrap(current(req).exportAs(scheduleText(req), req.format))};
 }
 
 function snapshot(run, withSchedule, elapsedS, improvedS, steps) {
@@ -142,11 +193,12 @@ async function plan(req, run) {
 
 // A schedule that cannot be read is not taken; the reply says why.
 function offer(req) {
+  const text = scheduleText(req);
   if (!planner) {
-    held.push(req.schedule);
+    held.push(text);
     return {accepted: false, held: true, error: null};
   }
-  const taken = planner.offer(req.schedule);
+  const taken = planner.offer(text);
   return {accepted: taken.ok && taken.value, held: false, error: taken.ok ? null : taken.error};
 }
 
@@ -171,12 +223,13 @@ shardlabWorker({
   ops: {
     open,
     simulate,
-    check: (req) => reply(R.unwrap(current(req).check(req.schedule))),
-    export: (req) => ({text: R.unwrap(current(req).exportAs(req.schedule, req.format))}),
+    check: (req) => reply(R.unwrap(current(req).check(scheduleText(req)))),
+    export: exportAs,
+    layout: layoutOf,
     'import-csv': (req) => reply(R.unwrap(current(req).importCsv(req.csv, req.source))),
     'emit-lp': (req) => ({lp: R.unwrap(current(req).emitLp(JSON.stringify(req.options || {})))}),
     'mip-start': (req) =>
-        R.unwrap(current(req).mipStart(JSON.stringify(req.options || {}), req.schedule)),
+        R.unwrap(current(req).mipStart(JSON.stringify(req.options || {}), scheduleText(req))),
     'from-mip': (req) => reply(R.unwrap(current(req).scheduleFromMip(
         JSON.stringify(req.options || {}), JSON.stringify(req.columns)))),
     plan,
