@@ -25,26 +25,30 @@ export const MSG = Object.freeze({
 
 export const OP = Object.freeze({
   STOP: 'stop',    // stop the running run (START, PLAN), which then replies done
-  OFFER: 'offer',  // a solution found elsewhere: {plan} or {schedule} (JSON text)
+  OFFER: 'offer',  // a solution found elsewhere: {plan}, {schedule} (JSON text or bytes) or {name}
   // The sharding lab (web/sharding/worker.js).
   LOAD: 'load',    // {source}: stream and parse an instance; reply with model fields
   MODEL: 'model',  // {model: {fields, name, hasLimit, limit}}: import a model parsed elsewhere
   START: 'start',  // {options, index, timeLimitS, baseS}: run the engine
   // The pipeline lab (web/pipeline/worker.js): a session per problem.
-  OPEN: 'open',          // {text, source} | {flags}: parse the problem, list its schedules
-  SIMULATE: 'simulate',  // {name}: one schedule simulated: {name, text, summary} | {name, error}
-  CHECK: 'check',        // {schedule}: a schedule JSON re-timed and checked
-  EXPORT: 'export',      // {schedule, format}: Chrome trace or PyTorch CSV text
+  OPEN: 'open',  // {text, source} | {flags}: parse the problem, list its schedules
+  // A schedule in the pipeline ops below is {name} (a generated one, whose
+  // JSON the worker keeps since its SIMULATE) or {schedule} (text or bytes).
+  SIMULATE: 'simulate',      // {name, layout}: {name, summary, layout if asked} | {name, error}
+  CHECK: 'check',            // a schedule: re-timed and checked
+  EXPORT: 'export',          // a schedule and {format}: trace or CSV text, or 'schedule-json' bytes
   IMPORT_CSV: 'import-csv',  // {csv, source}: a PyTorch schedule CSV, timed
   EMIT_LP: 'emit-lp',        // {options}: the MIP as CPLEX-LP text
-  MIP_START: 'mip-start',    // {options, schedule}: its column values
+  MIP_START: 'mip-start',    // {options} and a schedule: its column values
   FROM_MIP: 'from-mip',      // {options, columns}: the schedule of column values
   PLAN: 'plan',              // {options, timeLimitS}: run the planner on the session
   // HiGHS (web/pipeline/highs_worker.js).
   SOLVE_LP: 'solve-lp',  // {lp, start: {names, values}, timeLimitS}
   // The plan lab (web/plan/worker.js) serves OPEN ({model, cluster, training},
-  // each optional: a preset's name or a file's text), PLAN and:
-  LAYOUT: 'layout',  // {part, config}: the teaching lab's report of a part's layout
+  // each optional: a preset's name or a file's text), PLAN and LAYOUT: {part,
+  // config}, the teaching lab's report of a part's layout. The pipeline lab
+  // serves LAYOUT too: {name}, the layout of a schedule it keeps.
+  LAYOUT: 'layout',
 });
 
 // Worker-side throttle for progress and incumbent messages: at most 10 Hz.
