@@ -79,6 +79,12 @@ class Model:
         self.count = [first, m - first]  # micro-batches per copy (model.cpp)
         self.rows = []
         self.bounds = {}  # var -> (lo, hi)
+        # The LP relaxation only: its feasible set is convex and the mirror
+        # image of a point (device d as p-1-d, copies swapped) is a point
+        # when both copies carry as many micro-batches, so the average of
+        # the two is one: the LP has a point iff it has a symmetric one.
+        # Not for the MIP (the average of two integer points is not one).
+        self.mirror = bool(getattr(a, 'relaxation', False)) and self.count[0] == self.count[1]
 
     def stage(self, copy, d):
         return d if copy == 0 else self.p - 1 - d
@@ -139,9 +145,32 @@ class Model:
         lo, hi = self.window[name, d]
         if t < lo or hi < lo:
             return None
+        if self.mirror and d >= self.p // 2:
+            name, d = self.mirrored(name), self.p - 1 - d
         return 'C_%s_%d_%d' % (name, d, min(t, hi))
 
+    @staticmethod
+    def mirrored(name):
+        """The slot type that device p-1-d runs where device d runs `name`
+        in the mirror image of a schedule (directions swapped)."""
+        swap = {'0': '1', '1': '0'}
+        return name[0] + ''.join(swap[ch] for ch in name[1:])
+
+    def upper(self, terms, rhs):
+        """Adds terms <= rhs unless every schedule meets it already (no
+        positive coefficient, rhs >= 0: counts are >= 0) or the same row is
+        there (times past every window repeat the last row)."""
+        terms = {v: c for v, c in terms.items() if c != 0}
+        if rhs >= 0 and all(c < 0 for c in terms.values()):
+            return
+        key = (frozenset(terms.items()), rhs)
+        if key in self.seen:
+            return
+        self.seen.add(key)
+        self.rows.append((terms, '<=', rhs))
+
     def build(self):
+        self.seen = set()
         n = self.n
         ty = self.types()
         self.dur_of = {name: dur for name, dur, *_ in ty}
@@ -149,6 +178,8 @@ class Model:
         # The counts, non-decreasing.
         for d in range(self.p):
             for name, dur, *_ in ty:
+                if self.mirror and d >= self.p // 2:
+                    continue
                 lo, hi = self.window[name, d]
                 for t in range(lo, hi + 1):
                     v = 'C_%s_%d_%d' % (name, d, t)
@@ -185,7 +216,7 @@ class Model:
                     add(terms, name, d, t, 1)
                     add(terms, name, d, t - dur, -1)
                 if terms:
-                    self.rows.append((terms, '<=', 1))
+                    self.upper(terms, 1)
         # Every operation once: totals per unit.
         for c in (0, 1):
             if self.count[c] == 0:
@@ -215,23 +246,23 @@ class Model:
                         terms = {}
                         started(terms, f_slots(c), d, t)
                         ended(terms, f_slots(c), dp, t - self.comm, -1)
-                        self.rows.append((terms, '<=', 0))
+                        self.upper(terms, 0)
                     if s < S - 1:  # B of stage s after B of stage s+1 + comm
                         dn = self.device(c, s + 1)
                         terms = {}
                         started(terms, b_slots(c), d, t)
                         ended(terms, b_slots(c), dn, t - self.comm, -1)
-                        self.rows.append((terms, '<=', 0))
+                        self.upper(terms, 0)
                     # B after the F of its micro-batch on the same unit
                     terms = {}
                     started(terms, b_slots(c), d, t)
                     ended(terms, f_slots(c), d, t, -1)
-                    self.rows.append((terms, '<=', 0))
+                    self.upper(terms, 0)
                     # a single W after its single B
                     terms = {}
                     started(terms, ['W%d' % c], d, t)
                     ended(terms, ['B%d' % c], d, t, -1)
-                    self.rows.append((terms, '<=', 0))
+                    self.upper(terms, 0)
         # Memory at every grid time: F allocates at its start, B releases
         # act - keep at its end, W keep at its end (releases first).
         if self.cap is not None:
@@ -246,14 +277,19 @@ class Model:
                         if self.keep:
                             ended(terms, ['W%d' % c, 'X%d' % c, 'P0%d' % c, 'P1%d' % c], d, t,
                                   -self.keep)
-                    self.rows.append((terms, '<=', self.cap))
+                    self.upper(terms, self.cap)
 
     def lp_text(self, integer=True):
         out = ['\\ pipeline_flow_bound: counting MIP, horizon %s, grid %s' % (self.T, self.g),
                'Minimize', ' obj: 0 C_dummy', 'Subject To']
         k = 0
+        written = set()
         for terms, sense, rhs in self.rows:
             terms = {v: c for v, c in terms.items() if c != 0}
+            key = (frozenset(terms.items()), sense, rhs)
+            if key in written:
+                continue
+            written.add(key)
             if not terms:
                 if (sense == '<=' and 0 > rhs) or (sense == '>=' and 0 < rhs) or (
                         sense == '=' and rhs != 0):
