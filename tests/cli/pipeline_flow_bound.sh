@@ -42,6 +42,18 @@ p4m4_fb2_c025 0.25 --stages 4 --microbatches 4 --FB 2 --comm 0.25 --mem-cap 5
 p2m4_fb2_c0 1 --stages 2 --microbatches 4 --FB 2 --comm 0 --mem-cap 2
 CASES
 
+# The LP relaxation on mirror-symmetric points only (--relaxation) is a
+# bound too: it has a point at the proven optimum of the first case (a
+# schedule exists there) and, there, none one step below.
+status_of() {  # status_of ARGS...: the model's verdict
+  python3 "$flow" "$@" | python3 -c 'import json, sys; print(json.load(sys.stdin)["status"])'
+}
+lp_args="--stages 2 --microbatches 8 --FB 2 --comm 0.25 --mem-cap 3 --relaxation"
+# shellcheck disable=SC2086
+check "LP at the optimum 19" "feasible (LP)" "$(status_of $lp_args --makespan 19)"
+# shellcheck disable=SC2086
+check "LP at 18.75" "infeasible" "$(status_of $lp_args --makespan 18.75)"
+
 # DualPipe's own schedules on its example are points of the model in every
 # cell of the README's pairs table.
 for fb in 2 2.5 3; do
