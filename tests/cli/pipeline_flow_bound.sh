@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# tests/bench/pipeline_flow_bound.py (the counting MIP over every rank of a
+# bidirectional problem, solved by Debian's cbc) against the real CLI: every
+# schedule the CLI writes (DualPipe's, the planner's) is a point of the model
+# at its makespan, so the model's bound never exceeds a schedule found; on
+# small problems the planner proves optimal, the model is infeasible one grid
+# step below the optimum, so its bound equals the proven optimum; a schedule
+# above a lower cap is not a point of the model (the check can fail).
+# Usage: pipeline_flow_bound.sh PATH/TO/shardlab REPO_DIR
+source "$(dirname "$0")/lib.bash" "$@"
+
+flow="$repo/tests/bench/pipeline_flow_bound.py"
+if ! command -v cbc > /dev/null; then
+  echo "pipeline_flow_bound: cbc (Debian coinor-cbc) is missing"
+  exit 1
+fi
+
+field() {  # field FILE KEY: a top-level value of a JSON file
+  python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2"
+}
+
+# Small problems with pairs that gain, delays and caps; the planner proves
+# each optimal within its work (the first needs search: root bound 18.25).
+while read -r name grid args; do
+  # shellcheck disable=SC2086
+  "$shardlab" pipeline $args --F 1 --B 1 --W 1 --placement bidirectional --plan --work 200000 \
+    --json > "$name.json" 2> /dev/null
+  check "$name: the planner proves its schedule optimal" "True" "$(field "$name.json" optimal)"
+  best=$(field "$name.json" makespan)
+  # shellcheck disable=SC2086
+  check "$name: the planner's schedule is a point of the model" 0 \
+    "$(python3 "$flow" $args --check "$name.json" > /dev/null; echo $?)"
+  below=$(python3 -c "print($best - $grid)")
+  # shellcheck disable=SC2086
+  check "$name: no schedule ends by $below" '"infeasible"' \
+    "$(python3 "$flow" $args --makespan "$below" --limit 120 | python3 -c \
+      'import json, sys; print(json.dumps(json.load(sys.stdin)["status"]))')"
+done << 'CASES'
+p2m8_fb2_c025 0.25 --stages 2 --microbatches 8 --FB 2 --comm 0.25 --mem-cap 3
+p2m6_fb25_c05 0.5 --stages 2 --microbatches 6 --FB 2.5 --comm 0.5 --mem-cap 3
+p4m4_fb2_c025 0.25 --stages 4 --microbatches 4 --FB 2 --comm 0.25 --mem-cap 5
+p2m4_fb2_c0 1 --stages 2 --microbatches 4 --FB 2 --comm 0 --mem-cap 2
+CASES
+
+# The LP relaxation on mirror-symmetric points only (--relaxation) is a
+# bound too: it has a point at the proven optimum of the first case (a
+# schedule exists there) and, there, none one step below.
+status_of() {  # status_of ARGS...: the model's verdict
+  python3 "$flow" "$@" | python3 -c 'import json, sys; print(json.load(sys.stdin)["status"])'
+}
+lp_args="--stages 2 --microbatches 8 --FB 2 --comm 0.25 --mem-cap 3 --relaxation"
+# shellcheck disable=SC2086
+check "LP at the optimum 19" "feasible (LP)" "$(status_of $lp_args --makespan 19)"
+# shellcheck disable=SC2086
+check "LP at 18.75" "infeasible" "$(status_of $lp_args --makespan 18.75)"
+
+# DualPipe's own schedules on its example are points of the model in every
+# cell of the README's pairs table.
+for fb in 2 2.5 3; do
+  for comm in 0 0.25 0.5; do
+    args="--stages 8 --microbatches 20 --FB $fb --comm $comm --mem-cap 9"
+    # shellcheck disable=SC2086
+    "$shardlab" pipeline $args --F 1 --B 1 --W 1 --schedule DualPipe --json > dp.json
+    # shellcheck disable=SC2086
+    check "DualPipe F&B $fb comm $comm is a point of the model" 0 \
+      "$(python3 "$flow" $args --check dp.json > /dev/null; echo $?)"
+  done
+done
+
+# The check can fail: DualPipe's peak is 9 activations, above a cap of 8.
+"$shardlab" pipeline --stages 8 --microbatches 20 --F 1 --B 1 --W 1 --FB 2 --comm 0.25 \
+  --mem-cap 9 --schedule DualPipe --json > dp.json
+check "a schedule above the cap is no point of the model" 1 \
+  "$(python3 "$flow" --stages 8 --microbatches 20 --FB 2 --comm 0.25 --mem-cap 8 \
+    --check dp.json > /dev/null; echo $?)"
+
+finish "pipeline_flow_bound"
