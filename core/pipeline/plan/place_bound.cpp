@@ -33,7 +33,10 @@ constexpr auto kAfter = [](const auto& a, const auto& b) {
 }  // namespace
 
 PlacementBound::PlacementBound(const PlanGraph& graph, int64_t max_open)
-    : graph_(graph), pinned_(graph), closed_min_(kNoCap), max_open_(std::max<int64_t>(1, max_open)) {
+    : graph_(graph),
+      pinned_(graph),
+      closed_min_(kNoCap),
+      max_open_(std::max<int64_t>(1, max_open)) {
   const int32_t n = graph_.num_ops();
   std::vector<int32_t> position(n, 0);
   for (int32_t k = 0; k < n; ++k) position[graph_.topo[k]] = k;
@@ -133,8 +136,8 @@ void PlacementBound::step(int64_t work, int64_t upper) {
       break;
     }
     Node node = pop();
-    const auto depth = static_cast<size_t>(
-        std::find(node.devices.begin(), node.devices.end(), -1) - node.devices.begin());
+    const auto depth = static_cast<size_t>(std::find(node.devices.begin(), node.devices.end(), -1) -
+                                           node.devices.begin());
     if (depth == order_.size()) {
       // A complete placement at the least bound: the bound is final.
       push(std::move(node));
