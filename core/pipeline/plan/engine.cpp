@@ -16,6 +16,7 @@
 #include "core/pipeline/plan/bound.h"
 #include "core/pipeline/plan/lns.h"
 #include "core/pipeline/plan/place.h"
+#include "core/pipeline/plan/place_bound.h"
 #include "core/pipeline/plan/relax.h"
 #include "core/pipeline/plan/search.h"
 #include "core/rng.h"
@@ -57,6 +58,11 @@ struct PlanEngine::Impl {
   size_t coupled_next = 0;
   double credit_coupled = 0;
 
+  // The placement bound (free groups, no pairs), stepped on top of the
+  // step's work while it can still rise.
+  std::unique_ptr<PlacementBound> placement_bound;
+  double credit_placement_bound = 0;
+
   double credit_prover = 0, credit_improver = 0, credit_dive = 0, credit_lns = 0;
   int64_t dead_dives = 0;
   int64_t nodes = 0, dives = 0, lns_moves = 0, lns_wins = 0, offers = 0, bound_raises = 0;
@@ -77,6 +83,32 @@ struct PlanEngine::Impl {
     // Deterministic dives with each rule give the first incumbents.
     for (int32_t rule = 0; cfg.initial_dives && rule < kRules; ++rule) dive(rule, 0.0);
     start_coupled();
+    if (cfg.placement_bound_share > 0 && !infeasible) {
+      placement_bound = std::make_unique<PlacementBound>(g);
+      if (placement_bound->useful()) {
+        raise_to(placement_bound->bound());
+      } else {
+        placement_bound.reset();
+      }
+    }
+  }
+
+  bool raise_to(int64_t proven) {
+    proven = g.on_grid(proven);
+    if (proven <= lb || proven >= kNoCap) return false;
+    lb = proven;
+    ++bound_raises;
+    return true;
+  }
+
+  // The placement bound's share of a step (see plan/place_bound.h).
+  bool step_placement_bound(int64_t work) {
+    credit_placement_bound += cfg.placement_bound_share * work;
+    if (credit_placement_bound < 1) return false;
+    const auto b = static_cast<int64_t>(credit_placement_bound);
+    credit_placement_bound -= b;
+    placement_bound->step(b, best.empty() ? kNoCap : best.makespan);
+    return raise_to(placement_bound->bound());
   }
 
   // Only where the one-device bounds are weakest: pairs that gain and
@@ -289,6 +321,7 @@ struct PlanEngine::Impl {
     credit_dive += cfg.dive_share * work;
     credit_lns += lns_share * work;
     if (coupled_running()) improved |= step_coupled(work);
+    if (placement_bound && !placement_bound->done()) improved |= step_placement_bound(work);
     if (credit_prover >= 1) {
       const int64_t b = static_cast<int64_t>(credit_prover);
       credit_prover -= b;
@@ -372,6 +405,9 @@ Counters PlanEngine::counters() const {
   for (const auto& e : m.coupled)
     coupled_bound = std::max(coupled_bound, m.g.on_grid(e->lower_bound()));
   c.add("coupled_bound", coupled_bound);
+  c.add("placement_bound_evaluations",
+        m.placement_bound ? m.placement_bound->evaluations() : int64_t{0});
+  c.add("placement_bound_open", m.placement_bound ? m.placement_bound->open() : int64_t{0});
   c.add("best_source", m.source);
   return c;
 }
