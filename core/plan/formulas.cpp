@@ -84,16 +84,9 @@ i128 model_flops_exact(const Transformer& model, int64_t sequences, int64_t seq)
 // BLOOM's LayerNorm after the embedding, another 2h).
 namespace {
 
-// The count in arithmetic T: int64_t for the exact figures, double for
-// parameter_estimate(), which bounds a model read from a file before the
-// exact count is formed (its products can pass 2^63; hf_config.cpp).
+// The count in arithmetic T (formulas.h ParameterCountsIn).
 template <typename T>
-struct Counts {
-  T per_layer{}, per_layer_active{}, expert_per_layer{}, embedding{}, head{}, total{};
-};
-
-template <typename T>
-Counts<T> count_parameters(const Transformer& model) {
+ParameterCountsIn<T> count_parameters(const Transformer& model) {
   const Shape shape = shape_of(model);
   const auto t = [](int64_t v) { return static_cast<T>(v); };
   const T h = t(shape.h), q = t(shape.q), kv = t(shape.kv), f = t(shape.f), m = t(shape.m);
@@ -105,7 +98,7 @@ Counts<T> count_parameters(const Transformer& model) {
   T ffn_one = m * h * f;
   if (all || model.mlp_bias) ffn_one += (m - 1) * f + h;
 
-  Counts<T> c;
+  ParameterCountsIn<T> c;
   const T shared = attention + 2 * norm;
   if (shape.experts > 0) {
     const T router = h * t(shape.experts);
@@ -126,15 +119,7 @@ Counts<T> count_parameters(const Transformer& model) {
 }  // namespace
 
 ParameterCounts parameter_counts(const Transformer& model) {
-  const Counts<int64_t> c = count_parameters<int64_t>(model);
-  ParameterCounts p;
-  p.per_layer = c.per_layer;
-  p.per_layer_active = c.per_layer_active;
-  p.expert_per_layer = c.expert_per_layer;
-  p.embedding = c.embedding;
-  p.head = c.head;
-  p.total = c.total;
-  return p;
+  return count_parameters<int64_t>(model);
 }
 
 double parameter_estimate(const Transformer& model) {

@@ -19,14 +19,18 @@ namespace shardlab::plan {
 
 // ---- parameters ------------------------------------------------------------
 
-struct ParameterCounts {
-  int64_t per_layer = 0;         // one transformer layer (all experts of an MoE layer)
-  int64_t per_layer_active = 0;  // what one token uses (top-k experts only)
-  int64_t expert_per_layer = 0;  // the experts' share of per_layer (0 when dense)
-  int64_t embedding = 0;         // token (and learned position) embeddings
-  int64_t head = 0;              // the output head (0 when tied) and the final norm
-  int64_t total = 0;             // layers * per_layer + embedding + head
+// In arithmetic T: int64_t for the exact counts (parameter_counts), double
+// for parameter_estimate(), which cannot overflow.
+template <typename T>
+struct ParameterCountsIn {
+  T per_layer{};         // one transformer layer (all experts of an MoE layer)
+  T per_layer_active{};  // what one token uses (top-k experts only)
+  T expert_per_layer{};  // the experts' share of per_layer (0 when dense)
+  T embedding{};         // token (and learned position) embeddings
+  T head{};              // the output head (0 when tied) and the final norm
+  T total{};             // layers * per_layer + embedding + head
 };
+using ParameterCounts = ParameterCountsIn<int64_t>;
 // For the GPT shape total = Eq. 2 + 2h: Eq. 2, 12 L h^2 (1 + 13/(12h) +
 // (V + s)/(12 L h)), leaves out the final LayerNorm's 2h parameters.
 ParameterCounts parameter_counts(const Transformer& model);
