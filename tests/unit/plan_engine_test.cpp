@@ -42,6 +42,22 @@ SyntheticShape small_shape() {
   return s;
 }
 
+// The search tests' setup: small_shape()'s costs on nodes x per_node GPUs of
+// memory_GB each, a global batch of sequences of 128 tokens, and options with
+// no time limit (a test's answer never depends on the clock).
+struct Setup {
+  Setup(int32_t nodes, int32_t per_node, double memory_GB, int64_t batch)
+      : costs(small_shape()),
+        cluster(testing::synthetic_cluster(nodes, per_node, memory_GB)),
+        training(testing::synthetic_training(batch, 128)) {
+    options.time_limit_s = 1e9;
+  }
+  SyntheticCosts costs;
+  Cluster cluster;
+  Training training;
+  PlanOptions options;
+};
+
 std::vector<int64_t> divisors(int64_t n) {
   std::vector<int64_t> out;
   for (int64_t k = 1; k <= n; ++k) {
@@ -327,26 +343,21 @@ TEST_CASE("plan bound: sound against every plan, the DP exact, the search optima
 }
 
 TEST_CASE("plan search: a fixed plan is timed as given, and the result is deterministic") {
-  SyntheticShape shape = small_shape();
-  SyntheticCosts costs(shape);
-  const Cluster cluster = testing::synthetic_cluster(2, 2, 1.0);
-  const Training training = testing::synthetic_training(8, 128);
-  PlanOptions options;
-  options.time_limit_s = 1e9;
+  Setup s(2, 2, 1.0, 8);
   const Fix fix =
       parse_fix("tp=1,pp=2,dp=2,schedule=1f1b,mbs=1,zero=0,recompute=none,layers=4/2").value();
-  const PlanResult a = plan_with_costs(&costs, cluster, training, fix, options);
+  const PlanResult a = plan_with_costs(&s.costs, s.cluster, s.training, fix, s.options);
   REQUIRE(a.status.is_ok());
   REQUIRE(a.found);
   CHECK(a.best.plan.stage_layers == std::vector<int32_t>{4, 2});
   CHECK(a.proven);
   Plan plan = a.best.plan;
-  const StepResult direct = evaluate(plan, &costs, cluster, training).value();
+  const StepResult direct = evaluate(plan, &s.costs, s.cluster, s.training).value();
   CHECK(direct.step_time_s == a.best.step_time_s);
-  const PlanResult b = plan_with_costs(&costs, cluster, training, fix, options);
+  const PlanResult b = plan_with_costs(&s.costs, s.cluster, s.training, fix, s.options);
   CHECK(plan_json(a) == plan_json(b));
-  const PlanResult free1 = plan_with_costs(&costs, cluster, training, Fix{}, options);
-  const PlanResult free2 = plan_with_costs(&costs, cluster, training, Fix{}, options);
+  const PlanResult free1 = plan_with_costs(&s.costs, s.cluster, s.training, Fix{}, s.options);
+  const PlanResult free2 = plan_with_costs(&s.costs, s.cluster, s.training, Fix{}, s.options);
   CHECK(plan_json(free1) == plan_json(free2));
   CHECK(free1.best.step_time_s <= a.best.step_time_s);
 }
@@ -355,15 +366,11 @@ TEST_CASE("plan search: a fixed plan is timed as given, and the result is determ
 // (set_yield): a step then runs one unit (a configuration bounded, or one
 // queue entry refined) past it, and the answer is the same unit for unit.
 TEST_CASE("plan search: a yield ends a step after one unit and changes no answer") {
-  SyntheticCosts costs(small_shape());
-  const Cluster cluster = testing::synthetic_cluster(2, 2, 1.0);
-  const Training training = testing::synthetic_training(8, 128);
-  PlanOptions options;
-  options.time_limit_s = 1e9;
-  options.alternatives = false;
-  options.sizing = false;
+  Setup s(2, 2, 1.0, 8);
+  s.options.alternatives = false;
+  s.options.sizing = false;
   const auto run_to_end = [&](bool yield, int64_t* longest_step_work) {
-    PlanRun run(&costs, cluster, training, Fix{}, options);
+    PlanRun run(&s.costs, s.cluster, s.training, Fix{}, s.options);
     if (yield) run.set_yield([] { return true; });
     int64_t before = 0;
     *longest_step_work = 0;
@@ -396,12 +403,8 @@ TEST_CASE("plan search: a yield ends a step after one unit and changes no answer
 // slice is over; the rest waits for the next step, undone. A run without a
 // yield has steps with many more, and both runs give the same answer.
 TEST_CASE("plan run: a yield that says stop bounds every step to two long parts, same answer") {
-  SyntheticCosts costs(small_shape());
-  const Cluster cluster = testing::synthetic_cluster(2, 4, 1.0);
-  const Training training = testing::synthetic_training(16, 128);
-  PlanOptions options;
-  options.time_limit_s = 1e9;
-  options.side_work = 400;
+  Setup s(2, 4, 1.0, 16);
+  s.options.side_work = 400;
   const auto counter = [](const Progress& p, const char* name) {
     const Counters::Entry* e = p.counters.find(name);
     REQUIRE(e != nullptr);
@@ -416,7 +419,7 @@ TEST_CASE("plan run: a yield that says stop bounds every step to two long parts,
   };
   const auto run_to_end = [&](bool yield) {
     Steps out;
-    PlanRun run(&costs, cluster, training, Fix{}, options);
+    PlanRun run(&s.costs, s.cluster, s.training, Fix{}, s.options);
     if (yield) run.set_yield([] { return true; });
     int64_t before = counter(run.progress(0), "long_parts");
     while (!run.finished()) {
@@ -440,7 +443,7 @@ TEST_CASE("plan run: a yield that says stop bounds every step to two long parts,
   CHECK(!free.result.alternatives.empty());
   CHECK(free.result.sizing.smallest_gpus > 0);
   CHECK(plan_json(free.result) == plan_json(sliced.result));
-  CHECK(costs.solves() > 3);
+  CHECK(s.costs.solves() > 3);
   INFO("free: " << free.most_parts << " long parts in a step; sliced: " << sliced.most_parts << " ("
                 << sliced.phases.front() << ")");
   CHECK(free.most_parts > 2);
@@ -453,12 +456,8 @@ TEST_CASE("plan run: a yield that says stop bounds every step to two long parts,
 // first textbook plan is timed) has bounded no configuration yet: its lower
 // bound is 0 and its gap 100%, not the seed's own time (a gap of 0).
 TEST_CASE("plan run: stopped among the seeds, the bound is 0 and the gap 100%") {
-  SyntheticCosts costs(small_shape());
-  const Cluster cluster = testing::synthetic_cluster(2, 4, 1.0);
-  const Training training = testing::synthetic_training(16, 128);
-  PlanOptions options;
-  options.time_limit_s = 1e9;
-  PlanRun run(&costs, cluster, training, Fix{}, options);
+  Setup s(2, 4, 1.0, 16);
+  PlanRun run(&s.costs, s.cluster, s.training, Fix{}, s.options);
   run.set_yield([] { return true; });
   Progress p = run.progress(0);
   for (int32_t steps = 0; !p.found && steps < 1000; ++steps) {
@@ -477,12 +476,8 @@ TEST_CASE("plan run: stopped among the seeds, the bound is 0 and the gap 100%") 
 }
 
 TEST_CASE("plan step model: a model that fits nowhere says what it needs") {
-  SyntheticCosts costs(small_shape());
-  const Cluster cluster = testing::synthetic_cluster(1, 2, 0.005);
-  const Training training = testing::synthetic_training(8, 128);
-  PlanOptions options;
-  options.time_limit_s = 1e9;
-  const PlanResult r = plan_with_costs(&costs, cluster, training, Fix{}, options);
+  Setup s(1, 2, 0.005, 8);
+  const PlanResult r = plan_with_costs(&s.costs, s.cluster, s.training, Fix{}, s.options);
   REQUIRE(r.status.is_ok());
   CHECK_FALSE(r.found);
   CHECK(r.needs_bytes > 5'000'000);
