@@ -54,6 +54,32 @@ check "LP at the optimum 19" "feasible (LP)" "$(status_of $lp_args --makespan 19
 # shellcheck disable=SC2086
 check "LP at 18.75" "infeasible" "$(status_of $lp_args --makespan 18.75)"
 
+# cbc's barrier (--barrier) finds the same LP point at the optimum.
+# shellcheck disable=SC2086
+check "LP by the barrier at the optimum 19" "feasible (LP)" \
+  "$(status_of $lp_args --makespan 19 --barrier --limit 60)"
+
+# --decode turns a point back into a schedule that the CLI's independent
+# check accepts: DualPipe's own counts at F&B 2.5, comm 0.5, and the counts
+# of the planner's schedule of the first small case.
+args="--stages 8 --microbatches 20 --FB 2.5 --comm 0.5 --mem-cap 9"
+# shellcheck disable=SC2086
+"$shardlab" pipeline $args --F 1 --B 1 --W 1 --schedule DualPipe --json > dp.json
+# shellcheck disable=SC2086
+python3 "$flow" $args --makespan 72.5 --decode dp.json > decoded.json
+# shellcheck disable=SC2086
+check "DualPipe's counts decode to a valid schedule" 0 \
+  "$("$shardlab" pipeline $args --F 1 --B 1 --W 1 --placement bidirectional \
+    --check decoded.json > /dev/null; echo $?)"
+check "of DualPipe's makespan" 72.5 "$(field decoded.json makespan)"
+small="--stages 2 --microbatches 8 --FB 2 --comm 0.25 --mem-cap 3"
+# shellcheck disable=SC2086
+python3 "$flow" $small --makespan 19 --decode p2m8_fb2_c025.json > decoded.json
+# shellcheck disable=SC2086
+check "the planner's counts decode to a valid schedule" 0 \
+  "$("$shardlab" pipeline $small --F 1 --B 1 --W 1 --placement bidirectional \
+    --check decoded.json > /dev/null; echo $?)"
+
 # DualPipe's own schedules on its example are points of the model in every
 # cell of the README's pairs table.
 for fb in 2 2.5 3; do
