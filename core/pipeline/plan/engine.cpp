@@ -93,6 +93,10 @@ struct PlanEngine::Impl {
     }
   }
 
+  // Raises the bound to what a relaxation proves (the coupled provers'
+  // bounds, the placement bound), on the grid. kNoCap is refused: there a
+  // relaxation found no point (every placement infeasible, or a two-device
+  // relaxation without a schedule), which this engine's own search decides.
   bool raise_to(int64_t proven) {
     proven = g.on_grid(proven);
     if (proven <= lb || proven >= kNoCap) return false;
@@ -128,16 +132,8 @@ struct PlanEngine::Impl {
       if (!relax_to_devices(g, keep, &relaxed)) continue;
       coupled.push_back(std::make_unique<PlanEngine>(std::move(relaxed), sub));
       coupled_spent.push_back(0);
-      raise_from(*coupled.back());
+      raise_to(coupled.back()->lower_bound());
     }
-  }
-
-  bool raise_from(const PlanEngine& relaxed) {
-    const int64_t proven = g.on_grid(relaxed.lower_bound());
-    if (proven <= lb) return false;
-    lb = proven;
-    ++bound_raises;
-    return true;
   }
 
   // A coupled prover stops when it has proven its relaxation's optimum or
@@ -168,7 +164,7 @@ struct PlanEngine::Impl {
       coupled[k]->step(b);
       coupled_spent[k] += b;
       coupled_nodes += b;
-      return raise_from(*coupled[k]);
+      return raise_to(coupled[k]->lower_bound());
     }
     credit_coupled = 0;  // all closed
     return false;
