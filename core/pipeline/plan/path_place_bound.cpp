@@ -7,7 +7,9 @@
 // and t_j be the path before and after its j-th op with the delays of the
 // cut arcs. In a regular graph every micro-batch's copy of that op has the
 // same path before and after it, so it starts no earlier than h_j and is
-// followed by at least t_j; the copies run on one device. A device's jobs
+// followed by at least t_j; the copies run on one device. (Arcs stay within
+// a micro-batch, so the path holds one copy of each operation at most, as
+// the path bound assumes too.) A device's jobs
 // (h_j, work of all copies, t_j), with its groups' other ops at the graph's
 // own heads and tails, form a one-machine relaxation that Jackson's
 // preemptive rule solves (Carlier 1982); the path with its cut delays is a
