@@ -326,11 +326,13 @@ int64_t partial_bound(const PlanGraph& graph, const PartialState& state, BoundSc
   return graph.on_grid(bound);
 }
 
-namespace {
-
-// The path bound (see the top of this file) along one path of ops.
+// The path bound (see the top of this file) along one path of ops. A path
+// op pinned to a device (placed[j] >= 0) may share a segment only with ops
+// that may go there, and shares one with its neighbour on the same device
+// (a cut there would charge a delay no schedule pays).
 int64_t path_segment_bound(const PlanGraph& g, const std::vector<int32_t>& path,
-                           const std::vector<int64_t>& copies_work) {
+                           const std::vector<int64_t>& copies_work,
+                           const std::vector<int32_t>& placed) {
   const int32_t k = static_cast<int32_t>(path.size());
   if (k == 0) return 0;
   int64_t length = 0;
@@ -346,6 +348,7 @@ int64_t path_segment_bound(const PlanGraph& g, const std::vector<int32_t>& path,
   for (int32_t j = 0; j + 1 < k; ++j) {
     const int32_t a = path[j], b = path[j + 1];
     if (g.ops[a].group == g.ops[b].group) continue;
+    if (!placed.empty() && placed[j] >= 0 && placed[j] == placed[j + 1]) continue;
     int64_t delay = 0;
     for (int32_t e = g.succ_begin[a]; e < g.succ_begin[a + 1]; ++e) {
       const PlanArc& arc = g.arcs[g.succ_arc[e]];
@@ -356,11 +359,15 @@ int64_t path_segment_bound(const PlanGraph& g, const std::vector<int32_t>& path,
   // first[j]: the earliest i such that path[i..j] can share one device.
   std::vector<int32_t> first(k);
   for (int32_t j = 0; j < k; ++j) {
-    std::vector<int32_t> common = g.groups[g.ops[path[j]].group].devices;
+    auto devices_of = [&](int32_t at) {
+      return !placed.empty() && placed[at] >= 0 ? std::vector<int32_t>{placed[at]}
+                                                : g.groups[g.ops[path[at]].group].devices;
+    };
+    std::vector<int32_t> common = devices_of(j);
     int32_t i = j;
     while (i > 0) {
       std::vector<int32_t> next;
-      const auto& more = g.groups[g.ops[path[i - 1]].group].devices;
+      const std::vector<int32_t> more = devices_of(i - 1);
       std::set_intersection(common.begin(), common.end(), more.begin(), more.end(),
                             std::back_inserter(next));
       if (next.empty()) break;
@@ -399,8 +406,6 @@ int64_t path_segment_bound(const PlanGraph& g, const std::vector<int32_t>& path,
   }
   return best >= kNoCap ? 0 : length + best;
 }
-
-}  // namespace
 
 // The window bound (see the top of this file).
 int64_t window_bound(const PlanGraph& g) {

@@ -61,6 +61,13 @@ int64_t partial_bound(const PlanGraph& graph, const PartialState& state, BoundSc
 // micro-batches, minimised over segmentations by a dynamic program.
 int64_t path_bound(const PlanGraph& graph);
 
+// The path bound's dynamic program along one path of ops (copies_work: per
+// op, its work and that of its copies in the other micro-batches), with
+// path[j] pinned to device placed[j] where that is >= 0 (empty: none).
+int64_t path_segment_bound(const PlanGraph& graph, const std::vector<int32_t>& path,
+                           const std::vector<int64_t>& copies_work,
+                           const std::vector<int32_t>& placed = {});
+
 // The window bound: for a set D of devices (the cluster or a group's
 // allowed set) and the ops confined to D with head >= a and tail >= b,
 // |D| (C - a - b) >= their load; the largest over D, a and b.

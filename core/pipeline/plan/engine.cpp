@@ -15,6 +15,7 @@
 
 #include "core/pipeline/plan/bound.h"
 #include "core/pipeline/plan/lns.h"
+#include "core/pipeline/plan/path_place_bound.h"
 #include "core/pipeline/plan/place.h"
 #include "core/pipeline/plan/place_bound.h"
 #include "core/pipeline/plan/relax.h"
@@ -58,8 +59,11 @@ struct PlanEngine::Impl {
   size_t coupled_next = 0;
   double credit_coupled = 0;
 
-  // The placement bound (free groups, no pairs), stepped on top of the
-  // step's work while it can still rise.
+  // The placement bounds (free groups, no pairs), stepped on top of the
+  // step's work while they can still rise: first the path placement bound
+  // (cheap nodes, final in well under a second on the benchmark's DAGs),
+  // then the placement bound.
+  std::unique_ptr<PathPlacementBound> path_placement_bound;
   std::unique_ptr<PlacementBound> placement_bound;
   double credit_placement_bound = 0;
 
@@ -84,6 +88,12 @@ struct PlanEngine::Impl {
     for (int32_t rule = 0; cfg.initial_dives && rule < kRules; ++rule) dive(rule, 0.0);
     start_coupled();
     if (cfg.placement_bound_share > 0 && !infeasible) {
+      path_placement_bound = std::make_unique<PathPlacementBound>(g);
+      if (path_placement_bound->useful()) {
+        raise_to(path_placement_bound->bound());
+      } else {
+        path_placement_bound.reset();
+      }
       placement_bound = std::make_unique<PlacementBound>(g);
       if (placement_bound->useful()) {
         raise_to(placement_bound->bound());
@@ -93,6 +103,10 @@ struct PlanEngine::Impl {
     }
   }
 
+  // Raises the bound to what a relaxation proves (the coupled provers'
+  // bounds, the placement bound), on the grid. kNoCap is refused: there a
+  // relaxation found no point (every placement infeasible, or a two-device
+  // relaxation without a schedule), which this engine's own search decides.
   bool raise_to(int64_t proven) {
     proven = g.on_grid(proven);
     if (proven <= lb || proven >= kNoCap) return false;
@@ -101,13 +115,24 @@ struct PlanEngine::Impl {
     return true;
   }
 
-  // The placement bound's share of a step (see plan/place_bound.h).
+  bool placement_bounds_open() const {
+    return (path_placement_bound && !path_placement_bound->done()) ||
+           (placement_bound && !placement_bound->done());
+  }
+
+  // The placement bounds' share of a step (plan/path_place_bound.h, then
+  // plan/place_bound.h).
   bool step_placement_bound(int64_t work) {
     credit_placement_bound += cfg.placement_bound_share * work;
     if (credit_placement_bound < 1) return false;
     const auto b = static_cast<int64_t>(credit_placement_bound);
     credit_placement_bound -= b;
-    placement_bound->step(b, best.empty() ? kNoCap : best.makespan);
+    const int64_t upper = best.empty() ? kNoCap : best.makespan;
+    if (path_placement_bound && !path_placement_bound->done()) {
+      path_placement_bound->step(b, upper);
+      return raise_to(path_placement_bound->bound());
+    }
+    placement_bound->step(b, upper);
     return raise_to(placement_bound->bound());
   }
 
@@ -128,16 +153,8 @@ struct PlanEngine::Impl {
       if (!relax_to_devices(g, keep, &relaxed)) continue;
       coupled.push_back(std::make_unique<PlanEngine>(std::move(relaxed), sub));
       coupled_spent.push_back(0);
-      raise_from(*coupled.back());
+      raise_to(coupled.back()->lower_bound());
     }
-  }
-
-  bool raise_from(const PlanEngine& relaxed) {
-    const int64_t proven = g.on_grid(relaxed.lower_bound());
-    if (proven <= lb) return false;
-    lb = proven;
-    ++bound_raises;
-    return true;
   }
 
   // A coupled prover stops when it has proven its relaxation's optimum or
@@ -168,7 +185,7 @@ struct PlanEngine::Impl {
       coupled[k]->step(b);
       coupled_spent[k] += b;
       coupled_nodes += b;
-      return raise_from(*coupled[k]);
+      return raise_to(coupled[k]->lower_bound());
     }
     credit_coupled = 0;  // all closed
     return false;
@@ -321,7 +338,7 @@ struct PlanEngine::Impl {
     credit_dive += cfg.dive_share * work;
     credit_lns += lns_share * work;
     if (coupled_running()) improved |= step_coupled(work);
-    if (placement_bound && !placement_bound->done()) improved |= step_placement_bound(work);
+    if (placement_bounds_open()) improved |= step_placement_bound(work);
     if (credit_prover >= 1) {
       const int64_t b = static_cast<int64_t>(credit_prover);
       credit_prover -= b;
@@ -408,6 +425,8 @@ Counters PlanEngine::counters() const {
   c.add("placement_bound_evaluations",
         m.placement_bound ? m.placement_bound->evaluations() : int64_t{0});
   c.add("placement_bound_open", m.placement_bound ? m.placement_bound->open() : int64_t{0});
+  c.add("path_placement_bound_evaluations",
+        m.path_placement_bound ? m.path_placement_bound->evaluations() : int64_t{0});
   c.add("best_source", m.source);
   return c;
 }

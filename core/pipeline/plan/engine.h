@@ -12,8 +12,10 @@
 //     (plan/lns.cpp);
 //   - with pairs and delays, provers on two-device relaxations (plan/relax.h)
 //     whose bounds hold here;
-//   - with free groups and no pairs, a branching over placements whose
-//     least open bound holds here (plan/place_bound.h).
+//   - with free groups and no pairs, branchings over placements whose
+//     least open bounds hold here: of the groups on a longest path, each
+//     node bounded from that path (plan/path_place_bound.h), then of every
+//     free group, each node bounded by the root bound (plan/place_bound.h).
 // Warm starts come through offer() (generated schedules, HEFT, a merged
 // plan refined).
 //
@@ -47,9 +49,10 @@ struct EngineConfig {
   // and within its budget (so at most four budgets in all); 0 turns it off.
   double coupled_share = 0.25;
   int64_t coupled_budget = 100000;  // search nodes per coupled prover
-  // Share of the work for the placement bound (plan/place_bound.h) on
-  // graphs with free groups and no pairs, on top of the step's work like
-  // the coupled bound's, until its bound is final; 0 turns it off.
+  // Share of the work for the placement bounds (plan/path_place_bound.h,
+  // then plan/place_bound.h) on graphs with free groups and no pairs, on
+  // top of the step's work like the coupled bound's, until their bounds are
+  // final; 0 turns them off.
   double placement_bound_share = 0.25;
 };
 
