@@ -4,7 +4,10 @@
 //   - a worker that announced the step (progress {busy}: a presolve, the
 //     planner's start) cannot answer, so the stop does not wait the grace
 //     (STOP_GRACE_MS): with the page's grace timers held back, it still ends;
-//   - the stuck worker's replacement is made after the tab shows 'stopped'.
+//   - the stuck worker's replacement is made after the tab shows 'stopped';
+//   - the sharding tab shows 'stopped' before its link and stored record are
+//     rewritten (compression held back), and data-saved counts the run once
+//     they carry the stop.
 // Order and structure only, never wall time.
 //   node tests/browser/stop_order.test.mjs   (after cmake --build --preset wasm)
 import assert from 'node:assert/strict';
@@ -77,8 +80,8 @@ async function stuckSharding(prepare, announced = false) {
 // The pipeline tab planning DualPipe's example with its worker stuck in
 // the planner's start (and, when `announced`, that start announced).
 async function stuckPlanner(prepare, announced = false) {
-  const page = await openPage(
-      site.browser, `${site.url}#v=3&lab=pipeline&ex=dualpipe_example.json&t=600`, {
+  const page =
+      await openPage(site.browser, `${site.url}#v=3&lab=pipeline&ex=dualpipe_example.json&t=600`, {
         prepare: async (context) => {
           await stuckWorker(...PLANNER)(context);
           if (prepare) await prepare(context);
@@ -88,8 +91,9 @@ async function stuckPlanner(prepare, announced = false) {
   await page.click('[data-testid=pl-start]');
   await waitStatus(page, 'planning', 60000, 'pipeline');
   if (announced) {
-    await page.waitForFunction(() => window.shardlabPipeline.sessions.busy === 'start', null,
-                               {polling: 50, timeout: 60000});
+    await page.waitForFunction(
+        () => window.shardlabPipeline.sessions.busy === 'start', null,
+        {polling: 50, timeout: 60000});
   }
   return page;
 }
@@ -103,6 +107,69 @@ test('sharding: a Stop in an announced presolve does not wait the grace', async 
   assert.equal(await status(page), 'stopped');
   assert.equal(await page.evaluate(() => window.heldGrace), 0, 'no grace timer was set');
   assert.equal(await page.evaluate(() => window.shardlab.client.best.cost), best);
+  assert.deepEqual(page.errors, []);
+  await page.context().close();
+});
+
+test('sharding: the stuck worker is replaced after the tab shows the stop', async () => {
+  const page = await stuckSharding(recordSpawns);
+  await page.click('[data-testid=stop]');
+  await waitStatus(page, ['stopped', 'done', 'error'], 30000);
+  await page.waitForFunction(
+      () => window.spawns.filter((s) => s.lab === 'sharding').length === 2, null, {polling: 50});
+  assert.deepEqual(
+      await page.evaluate(() => window.spawns.filter((s) => s.lab === 'sharding')),
+      [
+        {lab: 'sharding', status: 'idle'},
+        {lab: 'sharding', status: 'stopped'},
+      ],
+      'the replacement is made once the tab says stopped');
+  // The next run works on the replacement, with the model copied to it.
+  await page.click('[data-testid=start]');
+  await waitStatus(page, 'done', 60000);
+  assert.deepEqual(page.errors, []);
+  await page.context().close();
+});
+
+test('sharding: the stop shows before the link and the stored record carry it', async () => {
+  const page = await stuckSharding();
+  const saved = Number(await page.getAttribute('#lab-sharding', 'data-saved') || 0);
+  // Compression (the link's plan and curve) is held back from here on.
+  await page.evaluate(() => {
+    const Base = window.CompressionStream;
+    window.releaseCompression = [];
+    window.CompressionStream = class {
+      constructor(format) {
+        const real = new Base(format);
+        const gate = new Promise((resolve) => window.releaseCompression.push(resolve));
+        this.writable = real.writable;
+        this.readable = real.readable.pipeThrough(new TransformStream({start: () => gate}));
+      }
+    };
+  });
+  await page.click('[data-testid=stop]');
+  // Before, the tab turned 'stopped' only once the link was written.
+  await waitStatus(page, ['stopped', 'done', 'error'], 30000);
+  assert.equal(await status(page), 'stopped');
+  assert.equal(
+      await page.getAttribute('#lab-sharding', 'data-saved'), saved ? String(saved) : null);
+  await page.evaluate(() => window.releaseCompression.forEach((release) => release()));
+  await page.waitForFunction(
+      (n) => Number(document.getElementById('lab-sharding').dataset.saved || 0) > n, saved,
+      {polling: 50, timeout: 30000});
+  assert.match(await page.getAttribute('[data-testid=permalink]', 'href'), /&st=stopped(&|$)/);
+  const stored = await page.evaluate(
+      () => new Promise((resolve, reject) => {
+        const req = indexedDB.open('shardlab');
+        req.onsuccess = () => {
+          const all = req.result.transaction('best').objectStore('best').getAll();
+          all.onsuccess = () => resolve(all.result.map((r) => [r.name, r.status, r.cost]));
+          all.onerror = reject;
+        };
+        req.onerror = reject;
+      }));
+  const best = await page.evaluate(() => window.shardlab.client.best.cost);
+  assert.deepEqual(stored, [['example.json', 'stopped', best]]);
   assert.deepEqual(page.errors, []);
   await page.context().close();
 });
