@@ -84,6 +84,7 @@ export class WorkerHandle {
         if (msg.type === MSG.ERROR && msg.id === 0) return fail(fromError(msg.error));
         const call = this.pending.get(msg.id);
         if (!call) return;
+        call.heard = true;
         if (msg.type === MSG.DONE || msg.type === MSG.ERROR) this.pending.delete(msg.id);
         if (msg.type === MSG.DONE)
           call.resolve(msg);
@@ -107,6 +108,16 @@ export class WorkerHandle {
     });
     promise.id = id;
     return promise;
+  }
+
+  /**
+   * True while request `id` is pending and the worker has sent nothing for
+   * it: it has not begun it (a START or PLAN then begins with a step that
+   * cannot see a STOP: the engine's presolve, the planner's start).
+   */
+  unheard(id) {
+    const call = this.pending.get(id);
+    return Boolean(call && !call.heard);
   }
 
   failPending(error) {

@@ -4,6 +4,7 @@
 //   - a worker that announced the step (progress {busy}: a presolve, the
 //     planner's start) cannot answer, so the stop does not wait the grace
 //     (STOP_GRACE_MS): with the page's grace timers held back, it still ends;
+//     so does one that has not begun the run (which starts with such a step);
 //   - the stuck worker's replacement is made after the tab shows 'stopped';
 //   - the sharding tab shows 'stopped' before its link and stored record are
 //     rewritten (compression held back), and data-saved counts the run once
@@ -141,7 +142,9 @@ test('sharding: the stop shows before the link and the stored record carry it', 
     window.CompressionStream = class {
       constructor(format) {
         const real = new Base(format);
-        const gate = new Promise((resolve) => window.releaseCompression.push(resolve));
+        const gate = window.compressionOpen ?
+            null :
+            new Promise((resolve) => window.releaseCompression.push(resolve));
         this.writable = real.writable;
         this.readable = real.readable.pipeThrough(new TransformStream({start: () => gate}));
       }
@@ -153,7 +156,10 @@ test('sharding: the stop shows before the link and the stored record carry it', 
   assert.equal(await status(page), 'stopped');
   assert.equal(
       await page.getAttribute('#lab-sharding', 'data-saved'), saved ? String(saved) : null);
-  await page.evaluate(() => window.releaseCompression.forEach((release) => release()));
+  await page.evaluate(() => {
+    window.compressionOpen = true;
+    window.releaseCompression.forEach((release) => release());
+  });
   await page.waitForFunction(
       (n) => Number(document.getElementById('lab-sharding').dataset.saved || 0) > n, saved,
       {polling: 50, timeout: 30000});
@@ -170,6 +176,23 @@ test('sharding: the stop shows before the link and the stored record carry it', 
       }));
   const best = await page.evaluate(() => window.shardlab.client.best.cost);
   assert.deepEqual(stored, [['example.json', 'stopped', best]]);
+  assert.deepEqual(page.errors, []);
+  await page.context().close();
+});
+
+test('sharding: a Stop before the worker has begun its run does not wait the grace', async () => {
+  // Stuck before START posts anything (as a worker still busy elsewhere).
+  const page = await openPage(site.browser, `${site.url}?time=600&workers=1#v=2&ex=example.json`, {
+    prepare: async (context) => {
+      await stuckWorker('sharding/worker.js', 'async function start(req, run) {')(context);
+      await holdGrace(context, STOP_GRACE_MS);
+    }
+  });
+  await waitStatus(page, 'solving');
+  await page.click('[data-testid=stop]');
+  await waitStatus(page, ['stopped', 'done', 'error'], 30000);
+  assert.equal(await status(page), 'stopped');
+  assert.equal(await page.evaluate(() => window.heldGrace), 0, 'no grace timer was set');
   assert.deepEqual(page.errors, []);
   await page.context().close();
 });

@@ -210,3 +210,17 @@ test('a worker that left its announced step answers the stop and keeps its engin
   assert.equal(fakes.length, 1, 'no worker was replaced');
   assert.equal(fake.terminated, undefined);
 });
+
+test('a stop before the worker has begun its START does not wait the grace', async () => {
+  const client = fresh(1, 0, 0);
+  await client.workers[0].ready;
+  fakes[0].deaf = true;  // still in an earlier step: the START is not read yet
+  const run = client.start({seed: 1}, 600);
+  await sleep(20);
+  await withoutGrace(async (held) => {
+    client.stop();
+    assert.deepEqual(await settle(run, 'stop before the START was read'), ['stopped']);
+    assert.equal(held.length, 0, 'no grace timer was set');
+  });
+  assert.equal(fakes[0].terminated, true, 'the worker that had not begun is replaced');
+});

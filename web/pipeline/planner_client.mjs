@@ -107,6 +107,7 @@ export class PlannerClient {
     const sessions = this.sessions;
     const startedAtMs = performance.timeOrigin + performance.now();  // the limit counts from here
     this.baseS = this.elapsedS;
+    let planning = null;  // {handle, id} of the PLAN once sent
     const run = (async () => {
       await sessions.ready();
       // Entries go by reference or as bytes: never decoded on the page.
@@ -116,15 +117,20 @@ export class PlannerClient {
         await sessions.offer(schedule);
       }
       if (this.stopAsked || signal.fired) return {reason: 'stopped', elapsedS: this.elapsedS};
-      const done = await sessions.call(OP.PLAN, {options, timeLimitS, startedAtMs});
+      const call = sessions.call(OP.PLAN, {options, timeLimitS, startedAtMs});
+      planning = {handle: sessions.handle, id: call.id};
+      const done = await call;
       if (settled) return null;  // ended by the stop's fallback: the clock is its
       this.elapsedS = this.baseS + done.elapsedS;
       return {reason: done.reason, elapsedS: this.elapsedS};
     })();
     let settled = false;  // the run's own end, or the stop's fallback
-    // A worker that announced a long step (the planner's start) cannot
-    // answer before it ends: the stop does not wait the grace for it.
-    const busy = () => sessions.busy !== null;
+    // A worker that announced a long step (the planner's start), or has not
+    // begun the PLAN (which starts with it), cannot answer before that
+    // ends: the stop does not wait the grace for it.
+    const busy = () => sessions.busy !== null ||
+        (planning !== null && planning.id !== undefined && planning.handle === sessions.handle &&
+         planning.handle.unheard(planning.id));
     this.running = untilStopped(run.finally(() => (settled = true)), signal, () => {
       // Still inside a step (an offer or a planner's start on a large
       // problem) after the grace: the best reported so far stands, and the

@@ -206,7 +206,7 @@ export class SolverClient {
       // The offer and the workers' start-up are inside the race too: a
       // worker still finishing a stopped run answers them only afterwards.
       const signal = this.signal;  // this run's: a later start() has its own
-      const pending = new Set();   // workers whose START has not answered
+      const pending = new Map();   // workers whose START has not answered: its id
       const run = (async () => {
         await this.replaced();
         if (carry) await this.offer(carry.plan, carry.cost);
@@ -222,13 +222,16 @@ export class SolverClient {
             startedAtMs,
           });
           call.then(() => pending.delete(handle), () => pending.delete(handle));
-          pending.add(handle);
+          pending.set(handle, call.id);
           return call;
         }));
       })();
-      // Workers that all announced a long step (an engine's presolve) cannot
-      // answer before it ends: the stop does not wait the grace for them.
-      const busy = () => pending.size > 0 && [...pending].every((handle) => handle.busy);
+      // Workers that all announced a long step (an engine's presolve), or
+      // have not begun their START (a new engine's presolve comes first, and
+      // a worker with its engine answers a START at once), cannot answer
+      // before that ends: the stop does not wait the grace for them.
+      const busy = () => pending.size > 0 &&
+          [...pending].every(([handle, id]) => handle.busy || handle.unheard(id));
       const done = await untilStopped(run, this.signal, () => {
         // A worker still inside its step after the grace is replaced, so
         // the next start() (or load()) never waits for it.
