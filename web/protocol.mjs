@@ -4,8 +4,13 @@
 // five types with a typed payload:
 //   ready      {version}                       the worker's modules loaded (id 0)
 //   progress   {record} | {load} | {model}     an engine's progress record, bytes
-//                                              read ({bytes, total}), or a MIP's
-//                                              column names ({names, start})
+//              | {busy}                        read ({bytes, total}), a MIP's
+//                                              column names ({names, start}), or
+//                                              {busy: {phase}}: the worker enters a
+//                                              long call that cannot see a STOP (a
+//                                              presolve, a planner's start); its
+//                                              next message (or {busy: {phase:
+//                                              null}}) says it has left it
 //   incumbent  {record, ...solution}           a better solution (plan, schedule,
 //                                              column values) with its record
 //   done       the op's own payload            the request finished
@@ -136,9 +141,15 @@ export function checkReply(msg) {
       return CODES.includes(e.code) ? '' : `an error's code must be one of ${CODES.join(', ')}`;
     }
     case MSG.PROGRESS: {
-      const kinds = ['record', 'load', 'model'].filter((k) => msg[k] !== undefined);
-      if (kinds.length !== 1) return 'progress carries one of record, load or model';
+      const kinds = ['record', 'load', 'model', 'busy'].filter((k) => msg[k] !== undefined);
+      if (kinds.length !== 1) return 'progress carries one of record, load, model or busy';
       if (kinds[0] === 'record') return checkRecord(msg.record);
+      if (kinds[0] === 'busy') {
+        const phase = msg.busy && msg.busy.phase;
+        return typeof phase === 'string' || phase === null ?
+            '' :
+            'busy progress needs a phase (or null)';
+      }
       if (kinds[0] === 'load') {
         return Number.isFinite(msg.load.bytes) && Number.isFinite(msg.load.total) ?
             '' :

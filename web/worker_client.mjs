@@ -8,7 +8,9 @@
 // defines the messages, worker_shell.mjs serves them. untilStopped() lets a
 // client end a run on Stop within STOP_GRACE_MS even while its worker is
 // inside a long synchronous step (a presolve, a planner's start, a large
-// schedule's JSON): the run's late messages still arrive and are kept.
+// schedule's JSON): the run's late messages still arrive and are kept. A
+// worker that announced such a step (progress {busy}) cannot answer at all
+// until it ends, so the stop does not wait the grace for it.
 import {MSG, request} from './protocol.mjs';
 import {fromError, ShardLabError} from './result.mjs';
 
@@ -32,14 +34,21 @@ export function stopSignal() {
 
 /**
  * Resolves with the run's DONE (`call`), unless the stop `signal` fired and
- * STOP_GRACE_MS passed without it: then with `fallback()` (the client's
- * view of the stopped run), and the DONE, when it comes, is dropped.
+ * graceMs passed without it: then with `fallback()` (the client's view of
+ * the stopped run), and the DONE, when it comes, is dropped. When `busy()`
+ * is true as the signal fires (the run's workers are all inside a step they
+ * announced as long: WorkerHandle.busy), the grace is not waited.
  */
-export function untilStopped(call, signal, fallback, graceMs = STOP_GRACE_MS) {
-  const late = signal.promise.then(() => new Promise((resolve) => setTimeout(resolve, graceMs)))
-                   .then(() => fallback());
+export function untilStopped(
+    call, signal, fallback, {graceMs = STOP_GRACE_MS, busy = () => false} = {}) {
+  const late =
+      signal.promise.then(() => busy() || new Promise((resolve) => setTimeout(resolve, graceMs)))
+          .then(() => fallback());
   return Promise.race([call, late]);
 }
+
+/** A promise that resolves in a later task (after what the page shows now). */
+export const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 export class WorkerHandle {
   constructor(url, index, onEvent) {
@@ -47,6 +56,10 @@ export class WorkerHandle {
     this.worker = new Worker(url);
     this.pending = new Map();
     this.nextId = 1;
+    // The phase of the long step the worker announced ({busy: {phase}}),
+    // until its next message; null when it is not inside one.
+    this.busy = null;
+    this.terminated = false;
     this.ready = new Promise((resolve, reject) => {
       // A failure outside any request (the worker's script, or its module
       // failing to start) rejects `ready` and every call still waiting, so
@@ -62,10 +75,16 @@ export class WorkerHandle {
       };
       this.worker.onmessage = (event) => {
         const msg = event.data;
+        if (msg.type === MSG.PROGRESS && msg.busy) {
+          this.busy = msg.busy.phase;
+          return;
+        }
+        this.busy = null;
         if (msg.type === MSG.READY) return resolve(msg);
         if (msg.type === MSG.ERROR && msg.id === 0) return fail(fromError(msg.error));
         const call = this.pending.get(msg.id);
         if (!call) return;
+        call.heard = true;
         if (msg.type === MSG.DONE || msg.type === MSG.ERROR) this.pending.delete(msg.id);
         if (msg.type === MSG.DONE)
           call.resolve(msg);
@@ -82,11 +101,23 @@ export class WorkerHandle {
   call(op, payload = {}, transfer = []) {
     const id = this.nextId++;
     const promise = new Promise((resolve, reject) => {
+      // A replaced worker answers nothing: its calls fail at once.
+      if (this.terminated) throw new ShardLabError('Internal', 'the worker was stopped');
       this.pending.set(id, {resolve, reject, op});
       this.worker.postMessage(request(id, op, payload), transfer);
     });
     promise.id = id;
     return promise;
+  }
+
+  /**
+   * True while request `id` is pending and the worker has sent nothing for
+   * it: it has not begun it (a START or PLAN then begins with a step that
+   * cannot see a STOP: the engine's presolve, the planner's start).
+   */
+  unheard(id) {
+    const call = this.pending.get(id);
+    return Boolean(call && !call.heard);
   }
 
   failPending(error) {
@@ -95,6 +126,8 @@ export class WorkerHandle {
   }
 
   terminate() {
+    this.terminated = true;
+    this.busy = null;
     this.worker.terminate();
     this.failPending(new ShardLabError('Internal', 'the worker was stopped'));
   }

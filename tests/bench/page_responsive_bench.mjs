@@ -11,8 +11,10 @@
 // model and cluster, then GPT-3 175B on 64 A100, each stopped in a fresh
 // page soon after Start and in its running search; pipeline: p by m's long
 // tasks, hover and the planner's Stop there).
-// Needs the wasm build (build/wasm/site) and ../shared/benchmarks for the
-// sharding tab. Figures depend on the machine's load: say it when quoting.
+// Needs the wasm build (build/wasm/site; SHARDLAB_SITE=DIR serves another
+// build's site, such as main's, to compare in the same minutes) and
+// ../shared/benchmarks for the sharding tab. Figures depend on the machine's
+// load: say it when quoting (the load average is printed at the end).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

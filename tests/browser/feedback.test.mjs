@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import {test} from 'node:test';
 
-import {openPage, text, useSite, waitStatus} from './harness.mjs';
+import {openPage, text, useSite, waitSaved, waitStatus} from './harness.mjs';
 
 const site = useSite();
 const clipboard = (context) =>
@@ -101,6 +101,7 @@ test('sharding: downloads and Copy link confirm beside their buttons', async () 
   const page = await openPage(
       site.browser, `${site.url}?time=1#v=2&ex=example.json&t=1`, {prepare: clipboard});
   await waitStatus(page, ['done', 'stopped', 'error'], 120000);
+  await waitSaved(page);  // the link is not rewritten under the copy
   const result = await saved(page, 'download-result');
   assert.equal(result.file, 'example.result.json');
   assert.equal(result.said, 'Saved example.result.json');

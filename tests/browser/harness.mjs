@@ -108,6 +108,16 @@ export function waitStatus(page, statuses, timeout = 60000, lab = 'sharding') {
   }, {wanted: list, lab}, {timeout, polling: 50});
 }
 
+/**
+ * Waits until the sharding tab's link and stored record carry the end of
+ * `runs` runs (data-saved: they are written just after the status shows it).
+ */
+export function waitSaved(page, runs = 1, timeout = 30000) {
+  return page.waitForFunction(
+      (n) => Number(document.getElementById('lab-sharding').dataset.saved || 0) >= n, runs,
+      {timeout, polling: 50});
+}
+
 export function status(page, lab = 'sharding') {
   return page.getAttribute(`#lab-${lab}`, 'data-status');
 }
@@ -178,6 +188,31 @@ export function deepTransformer(source = SOURCE) {
     previous = `r2_${i}`;
   }
   return JSON.stringify(model, null, 1);
+}
+
+const STUCK_S = 300;  // far longer than any wait in the browser tests (90 s at most)
+
+/**
+ * For openPage's `prepare`: serves `script` (a worker's path under the site)
+ * with a step that spins for STUCK_S right after `marker` (a line of it,
+ * such as the one posting its first better plan), once: workers started
+ * later get the real script. A Stop then lands while the worker cannot
+ * answer (tests/browser/stop*.test.mjs).
+ */
+export function stuckWorker(script, marker) {
+  let served = 0;
+  return (context) => context.route(`**/${script}`, async (route) => {
+    const response = await route.fetch();
+    let body = await response.text();
+    if (served++ === 0) {
+      if (!body.includes(marker)) throw new Error(`${script} no longer has: ${marker}`);
+      body = body.replace(
+          marker,
+          `${marker}\nif (!self.stuckOnce) { self.stuckOnce = true; ` +
+              `const end = Date.now() + ${STUCK_S * 1000}; while (Date.now() < end) {} }`);
+    }
+    await route.fulfill({response, body});
+  });
 }
 
 /** Prints a Markdown table under a title: the benchmarks' output (tests/bench/*.mjs). */

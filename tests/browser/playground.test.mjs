@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import {test} from 'node:test';
 
-import {drawn, openPage, SHARED, SOURCE, status, text, useSite, waitStatus} from './harness.mjs';
+import {drawn, openPage, SHARED, SOURCE, status, text, useSite, waitSaved, waitStatus} from './harness.mjs';
 
 const NATIVE = process.env.SHARDLAB_PARITY_NATIVE || path.join(SOURCE, 'build/wasm/parity_native');
 const EXAMPLE = path.join(SOURCE, 'examples/example.json');
@@ -180,6 +180,7 @@ test('a permalink restores the same plan and cost in a fresh page', async () => 
     const page = await openPage(site.browser, `${site.url}#v=2&ex=${name}&t=${time}`);
     await waitStatus(page, FINAL);
     const cost = await digits(page, 'best-cost');
+    await waitSaved(page);  // the link carries the run's end
     const link = await page.getAttribute('[data-testid=permalink]', 'href');
     assert.match(link, /#v=3&lab=sharding&ex=.*&sol=.*&cost=\d+/);
     await page.context().close();

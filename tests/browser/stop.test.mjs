@@ -10,33 +10,10 @@
 import assert from 'node:assert/strict';
 import {test} from 'node:test';
 
-import {openPage, status, text, useSite, waitStatus} from './harness.mjs';
+import {openPage, status, stuckWorker, text, useSite, waitStatus} from './harness.mjs';
 
 const site = useSite();
 const ENDED = ['stopped', 'done', 'error'];
-const STUCK_S = 300;  // far longer than any wait below (90 s at most)
-
-/**
- * Serves `script` (a worker's path under the site) with a step that spins
- * for STUCK_S right after `marker` (the line posting its first better
- * plan), once: workers started later get the real script.
- */
-function stuckWorker(script, marker) {
-  let served = 0;
-  return (context) => context.route(`**/${script}`, async (route) => {
-    const response = await route.fetch();
-    let body = await response.text();
-    if (served++ === 0) {
-      assert.ok(body.includes(marker), `${script} no longer has: ${marker}`);
-      body = body.replace(
-          marker,
-          `${marker}\nif (!self.stuckOnce) { self.stuckOnce = true; ` +
-              `const end = Date.now() + ${STUCK_S * 1000}; while (Date.now() < end) {} }`);
-    }
-    await route.fulfill({response, body});
-  });
-}
-
 const ENGINE_CREATE = 'ensureEngine(req.options, req.index);';
 const digits = async (page, testid) => (await text(page, testid)).replace(/[^0-9]/g, '');
 

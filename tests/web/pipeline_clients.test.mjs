@@ -261,8 +261,11 @@ test(
       assert.equal((await run).reason, 'stopped');
       await stopped;
       assert.equal(client.best.makespan, 12, 'the incumbent reported before the stop stays');
+      assert.equal(fakes[0].terminated, true, 'the stuck worker is ended');
+      // Its replacement is made in a later task, after the page shows the stop.
+      assert.equal(fakes.length, 1, 'no worker is made before the stop resolves');
+      await sleep(10);
       assert.equal(fakes.length, 2, 'the stuck worker is replaced');
-      assert.equal(fakes[0].terminated, true);
       assert.deepEqual(
           fakes[1].requests.map((r) => [r.op, r.text]), [[OP.OPEN, '{"devices": 64}']],
           'the fresh worker opens the same problem');
@@ -271,6 +274,42 @@ test(
       assert.equal(check.op, OP.CHECK);
       assert.equal(check.session, 2, 'later calls name the reopened session');
     });
+
+test('a stop while the planner announced its start does not wait the grace', async () => {
+  fakes.length = 0;
+  script.open = (fake, req) => fake.send(
+      reply(MSG.DONE, req.id, {session: 1, normalized: req.text, list: [], schedules: {}}));
+  script.plan = (fake, req) => {  // the planner's first dives: nothing more is answered
+    fake.send(reply(MSG.PROGRESS, req.id, {busy: {phase: 'start'}}));
+    fake.deaf = true;
+  };
+  const client = plannerClient();
+  await client.sessions.open('{"devices": 2}', 'dualpipe.json');
+  client.consider(schedule(20), 0);
+  const run = client.plan({}, 60);
+  await sleep(10);
+  assert.equal(client.sessions.busy, 'start');
+  // The stop's grace timers (STOP_GRACE_MS) are held back: a stop that
+  // waited for its grace would never resolve.
+  const {STOP_GRACE_MS} = await import(pathToFileURL(path.join(WEB, 'worker_client.mjs')).href);
+  const real = globalThis.setTimeout;
+  const held = [];
+  globalThis.setTimeout = (fn, ms, ...rest) =>
+      ms === STOP_GRACE_MS ? held.push(fn) : real(fn, ms, ...rest);
+  try {
+    client.stop();
+    const late = new Promise((resolve) => real(() => resolve({reason: 'still running'}), 2000));
+    assert.equal((await Promise.race([run, late])).reason, 'stopped');
+    assert.equal(held.length, 0, 'no grace timer was set');
+  } finally {
+    globalThis.setTimeout = real;
+  }
+  assert.equal(client.best.makespan, 20, 'the best so far stays');
+  assert.equal(fakes[0].terminated, true, 'the busy worker is ended');
+  await sleep(10);
+  assert.deepEqual(
+      fakes[1].requests.map((r) => r.op), [OP.OPEN], 'a fresh one reopens the problem');
+});
 
 test('the MIP client maps columns by name, and a stop keeps the last incumbent', async () => {
   fakes.length = 0;

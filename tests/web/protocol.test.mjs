@@ -28,6 +28,8 @@ test('each reply type is checked against its payload', () => {
     P.reply(P.MSG.PROGRESS, 3, {record: record()}),
     P.reply(P.MSG.PROGRESS, 3, {load: {bytes: 10, total: 0}}),
     P.reply(P.MSG.PROGRESS, 3, {model: {names: ['x'], start: {given: 0, missing: 0}}}),
+    P.reply(P.MSG.PROGRESS, 3, {busy: {phase: 'presolve'}}),
+    P.reply(P.MSG.PROGRESS, 3, {busy: {phase: null}}),
     P.reply(P.MSG.INCUMBENT, 3, {record: record(), plan: Int32Array.of(1)}),
     P.reply(P.MSG.DONE, 3, {reason: 'time'}),
     P.errorReply(3, new R.ShardLabError('InvalidInput', 'x.json:1:1 (byte 0): boom')),
@@ -35,7 +37,9 @@ test('each reply type is checked against its payload', () => {
   for (const msg of ok) assert.equal(P.checkReply(msg), '', JSON.stringify(msg));
   const bad = [
     [P.reply(P.MSG.READY, 0), /version/],
-    [P.reply(P.MSG.PROGRESS, 3, {}), /one of record, load or model/],
+    [P.reply(P.MSG.PROGRESS, 3, {}), /one of record, load, model or busy/],
+    [P.reply(P.MSG.PROGRESS, 3, {busy: {}}), /busy progress needs a phase \(or null\)/],
+    [P.reply(P.MSG.PROGRESS, 3, {busy: {phase: 'start'}, record: record()}), /one of/],
     [P.reply(P.MSG.PROGRESS, 3, {record: record(), load: {bytes: 1, total: 1}}), /one of/],
     [P.reply(P.MSG.PROGRESS, 3, {load: {bytes: 1}}), /bytes and total/],
     [P.reply(P.MSG.INCUMBENT, 3, {plan: []}), /record/],

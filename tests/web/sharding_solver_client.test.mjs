@@ -140,3 +140,87 @@ test(
       await client.stop();
       assert.deepEqual(await settle(again, 'stop after the respawn'), ['stopped', 'stopped']);
     });
+
+// Runs `body` with the stop's grace timers (STOP_GRACE_MS) held back: they
+// never fire, so a stop that still waits for its grace never resolves.
+async function withoutGrace(body) {
+  const {STOP_GRACE_MS} = await import(pathToFileURL(path.join(WEB, 'worker_client.mjs')).href);
+  const real = globalThis.setTimeout;
+  const held = [];
+  globalThis.setTimeout = (fn, ms, ...rest) => {
+    if (ms === STOP_GRACE_MS) return held.push(fn);
+    return real(fn, ms, ...rest);
+  };
+  try {
+    return await body(held);
+  } finally {
+    globalThis.setTimeout = real;
+  }
+}
+
+test(
+    'a stop while every worker announced a long step (a presolve) does not wait the grace',
+    async () => {
+      const client = fresh(2, 0, 0);
+      client.model = {fields: [new Int32Array([1]).buffer], name: 'M'};
+      const run = client.start({seed: 1}, 600);
+      await sleep(20);
+      for (const fake of fakes) {  // each enters its presolve and answers nothing more
+        fake.send(reply(MSG.PROGRESS, fake.running, {busy: {phase: 'presolve'}}));
+        fake.deaf = true;
+      }
+      await withoutGrace(async (held) => {
+        client.stop();
+        assert.deepEqual(await settle(run, 'stop in announced presolves'), ['stopped', 'stopped']);
+        assert.equal(held.length, 0, 'no grace timer was set');
+      });
+      assert.ok(fakes.slice(0, 2).every((f) => f.terminated), 'both busy workers are ended');
+      assert.equal(fakes.length, 2, 'their replacements are made after the stop resolves');
+      await sleep(20);
+      assert.equal(fakes.length, 4, 'two fresh workers');
+      const again = client.start({seed: 1}, 600);
+      await sleep(20);
+      assert.ok(fakes.slice(2).every((f) => f.running !== null), 'the next run uses them');
+      await client.stop();
+      assert.deepEqual(await settle(again, 'stop after the respawn'), ['stopped', 'stopped']);
+    });
+
+test('a worker that left its announced step answers the stop and keeps its engine', async () => {
+  const client = fresh(1, 0, 0);
+  const run = client.start({seed: 1}, 600);
+  await sleep(20);
+  const [fake] = fakes;
+  fake.send(reply(MSG.PROGRESS, fake.running, {busy: {phase: 'presolve'}}));
+  fake.send(reply(MSG.PROGRESS, fake.running, {
+    record: {
+      elapsedS: 0.5,
+      found: false,
+      incumbent: null,
+      bound: 0,
+      gap: 1,
+      finished: false,
+      counters: {}
+    },
+    exact: {cost: null, bound: '0'},
+  }));
+  assert.equal(client.workers[0].busy, null, 'its next message ends the announced step');
+  await client.stop();
+  assert.deepEqual(await settle(run, 'stop between slices'), ['stopped']);
+  await sleep(20);
+  assert.equal(fakes.length, 1, 'no worker was replaced');
+  assert.equal(fake.terminated, undefined);
+});
+
+test('a stop before the worker has begun its START does not wait the grace', async () => {
+  const client = fresh(1, 0, 0);
+  await client.workers[0].ready;
+  fakes[0].deaf = true;  // still in an earlier step: the START is not read yet
+  const run = client.start({seed: 1}, 600);
+  await sleep(20);
+  await withoutGrace(async (held) => {
+    client.stop();
+    assert.deepEqual(await settle(run, 'stop before the START was read'), ['stopped']);
+    assert.equal(held.length, 0, 'no grace timer was set');
+  });
+  assert.equal(fakes[0].terminated, true, 'the worker that had not begun is replaced');
+});

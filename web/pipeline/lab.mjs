@@ -583,12 +583,11 @@ function wire() {
     bestGenerated,
     onSchedule,
     // A run's status, unless the problem changed under it (which stopped
-    // it); an ended run's best is stored at once, the status not waiting
-    // for IndexedDB (a Stop shows within the bar of 200 ms).
+    // it); an ended run's best is stored right after the status shows, not
+    // waiting for IndexedDB (a Stop shows within the bar of 200 ms).
     onRun: async (status, key) => {
-      const saved = ['done', 'stopped', 'error'].includes(status) ? flushSave() : null;
       if (status !== 'error' && key === app.key) setStatus(status);
-      await saved;
+      if (['done', 'stopped', 'error'].includes(status)) await flushSave();
     },
     onError: showError,
     onSettings: scheduleLink,

@@ -95,8 +95,9 @@ export class PlannerClient {
    * the best so far go in first. Resolves to {reason, elapsedS}; reason is
    * 'finished', 'time' or 'stopped'. A stop resolves it within
    * STOP_GRACE_MS even while the worker is busy (a large problem's offers
-   * or planner start): the best reported so far is kept, and a worker that
-   * has not answered by then is replaced (SessionClient.respawn()).
+   * or planner start), at once when the worker announced that step: the
+   * best reported so far is kept, and a worker that has not answered by
+   * then is replaced (SessionClient.respawn()).
    */
   async plan(options, timeLimitS, offers = []) {
     if (this.running) throw new Error('the planner is already running');
@@ -106,6 +107,7 @@ export class PlannerClient {
     const sessions = this.sessions;
     const startedAtMs = performance.timeOrigin + performance.now();  // the limit counts from here
     this.baseS = this.elapsedS;
+    let planning = null;  // {handle, id} of the PLAN once sent
     const run = (async () => {
       await sessions.ready();
       // Entries go by reference or as bytes: never decoded on the page.
@@ -115,12 +117,20 @@ export class PlannerClient {
         await sessions.offer(schedule);
       }
       if (this.stopAsked || signal.fired) return {reason: 'stopped', elapsedS: this.elapsedS};
-      const done = await sessions.call(OP.PLAN, {options, timeLimitS, startedAtMs});
+      const call = sessions.call(OP.PLAN, {options, timeLimitS, startedAtMs});
+      planning = {handle: sessions.handle, id: call.id};
+      const done = await call;
       if (settled) return null;  // ended by the stop's fallback: the clock is its
       this.elapsedS = this.baseS + done.elapsedS;
       return {reason: done.reason, elapsedS: this.elapsedS};
     })();
     let settled = false;  // the run's own end, or the stop's fallback
+    // A worker that announced a long step (the planner's start), or has not
+    // begun the PLAN (which starts with it), cannot answer before that
+    // ends: the stop does not wait the grace for it.
+    const busy = () => sessions.busy !== null ||
+        (planning !== null && planning.id !== undefined && planning.handle === sessions.handle &&
+         planning.handle.unheard(planning.id));
     this.running = untilStopped(run.finally(() => (settled = true)), signal, () => {
       // Still inside a step (an offer or a planner's start on a large
       // problem) after the grace: the best reported so far stands, and the
@@ -132,7 +142,7 @@ export class PlannerClient {
       }
       this.elapsedS = this.baseS + (this.record ? this.record.elapsedS : 0);
       return {reason: 'stopped', elapsedS: this.elapsedS};
-    });
+    }, {busy});
     try {
       return await this.running;
     } finally {
@@ -143,7 +153,8 @@ export class PlannerClient {
 
   /**
    * Stops the running plan: it resolves with reason 'stopped' once the
-   * worker answers, or after STOP_GRACE_MS if the worker is busy.
+   * worker answers, after STOP_GRACE_MS if the worker is busy, or at once
+   * if it said so.
    */
   stop() {
     this.stopAsked = true;

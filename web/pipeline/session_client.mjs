@@ -11,7 +11,7 @@
 // it is downloaded). lab.mjs drives it; tests/web/pipeline_clients.test.mjs
 // runs it against a fake worker.
 import {OP} from '../protocol.mjs';
-import {WorkerHandle} from '../worker_client.mjs';
+import {nextTask, WorkerHandle} from '../worker_client.mjs';
 
 const decoder = new TextDecoder();
 
@@ -77,7 +77,13 @@ export class SessionClient {
 
   /** The worker's READY: {version, planOptions (the planner's option schema)}. */
   ready() {
+    if (this.reopening) return this.reopening.then(() => this.worker().ready);
     return this.worker().ready;
+  }
+
+  /** The phase of a long step the worker announced and is still inside, else null. */
+  get busy() {
+    return this.handle ? this.handle.busy : null;
   }
 
   call(op, payload = {}, transfer = []) {
@@ -91,25 +97,27 @@ export class SessionClient {
   /**
    * Replaces a worker stuck in a long step (a stopped planner's offer or
    * step on a large problem) by a fresh one with the same problem opened
-   * again: calls made meanwhile wait for that OPEN. The old worker's
-   * messages end with it.
+   * again: calls made meanwhile wait for that OPEN. The old worker ends now
+   * (its messages end with it); the new one is made in a later task, after
+   * the page has shown the stop.
    */
   respawn() {
     if (!this.handle) return;
     const opened = this.opened;
     this.terminate();
     if (!opened) return;
-    const reopening = this.worker()
-                          .call(OP.OPEN, opened)
-                          .then(
-                              (done) => {
-                                if (this.reopening !== reopening) return;
-                                this.session = done.session;
-                                this.reopening = null;
-                              },
-                              () => {
-                                if (this.reopening === reopening) this.reopening = null;
-                              });
+    const reopening =
+        nextTask()
+            .then(() => (this.reopening === reopening ? this.worker().call(OP.OPEN, opened) : null))
+            .then(
+                (done) => {
+                  if (this.reopening !== reopening) return;
+                  this.session = done.session;
+                  this.reopening = null;
+                },
+                () => {
+                  if (this.reopening === reopening) this.reopening = null;
+                });
     this.reopening = reopening;
   }
 

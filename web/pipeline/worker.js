@@ -170,6 +170,11 @@ async function plan(req, run) {
   const epochMs = () => performance.timeOrigin + performance.now();
   const startedAtMs = req.startedAtMs || epochMs();
   const elapsed = () => (epochMs() - startedAtMs) / 1000;
+  // Building the planner (its first dives), taking the offers and packing
+  // its first schedule cannot see a STOP (half a second on DualPipe's
+  // example): the page ends a run stopped inside them at once
+  // (worker_client.mjs). runSlices' first report says they have ended.
+  run.post(P.MSG.PROGRESS, {busy: {phase: 'start'}});
   const made = R.unwrap(current(req).planner(JSON.stringify(req.options || {})));
   if (planner) planner.delete();
   planner = made;

@@ -3,7 +3,9 @@
 // start/stop/new seed, and feeds the readouts and views. Its markup is in
 // index.html (#lab-sharding); the shell (app.mjs) calls mount() once.
 // data-status on #lab-sharding is the test contract: idle, loading, solving,
-// stopped, done, error; data-opened counts finished opening attempts.
+// stopped, done, error; data-opened counts finished opening attempts, and
+// data-saved the ended runs whose link and stored record carry their end
+// (written just after the status shows it).
 // Talks to solver_client.mjs (workers), model_view.mjs (page-side model),
 // ../state.mjs (links), ../store.mjs (IndexedDB), ../downloads.mjs and views.mjs;
 // the time, workers and seed controls come from the option schema
@@ -19,6 +21,7 @@ import {applySchema, clampOption, readOption, rowOf} from '../options_form.mjs';
 import {unwrap} from '../result.mjs';
 import {decodeSharding, encodeSharding, instanceReference, queryControls} from '../state.mjs';
 import {loadBest, saveBest} from '../store.mjs';
+import {nextTask} from '../worker_client.mjs';
 
 import {EXAMPLES} from './data/examples.mjs';
 import {ModelView} from './model_view.mjs';
@@ -150,12 +153,8 @@ function scheduleLink() {
 // date is when it last changed: rewriting the link (a tab switch, a setting)
 // keeps the date of the result it carries.
 let lastRun = {key: null, savedAt: null};
-// A run's final status while its link and record are written: the tab turns
-// done or stopped only once they carry the result (tests and users read the
-// link as soon as the status says the run is over).
-let endingStatus = null;
 function runState() {
-  const status = endingStatus || root.dataset.status;
+  const status = root.dataset.status;
   const run = {
     bound: app.client.bound,
     status: ['done', 'stopped'].includes(status) ? status : null,
@@ -185,21 +184,37 @@ async function updateLink() {
 let saveTimer = null;
 function scheduleSave(delayMs = 1000) {
   clearTimeout(saveTimer);
-  saveTimer = setTimeout(() => {
-    const best = app.client.best;
-    if (!best || !app.load) return;
-    const run = runState();
-    saveBest({
-      sha256: app.load.sha256,
-      name: app.load.name,
-      cost: best.cost,
-      plan: best.plan,
-      bound: app.client.bound,
-      status: run.status,
-      elapsedS: run.elapsedS,
-      trace: run.trace,
-    }).catch((e) => console.warn('IndexedDB:', e));
-  }, delayMs);
+  saveTimer = setTimeout(saveNow, delayMs);
+}
+
+// The best plan and what its run reached, in this browser's IndexedDB.
+function saveNow() {
+  clearTimeout(saveTimer);
+  const best = app.client.best;
+  if (!best || !app.load) return Promise.resolve();
+  const run = runState();
+  return saveBest({
+           sha256: app.load.sha256,
+           name: app.load.name,
+           cost: best.cost,
+           plan: best.plan,
+           bound: app.client.bound,
+           status: run.status,
+           elapsedS: run.elapsedS,
+           trace: run.trace,
+         })
+      .catch((e) => console.warn('IndexedDB:', e));
+}
+
+// After a run has ended and the tab shows it: its link and stored record are
+// written in a later task (compressing M's curve and plan, and IndexedDB,
+// took up to a hundred milliseconds, which a Stop must not wait for). They
+// carry the status shown (runState), unless Start was pressed meanwhile.
+// data-saved then counts the run.
+async function saveEnd() {
+  await nextTask();
+  await Promise.all([saveNow(), updateLink()]);
+  root.dataset.saved = String(Number(root.dataset.saved || 0) + 1);
 }
 
 function onImprove(best) {
@@ -385,17 +400,14 @@ async function start() {
     showError(error.message);
   } finally {
     app.solving = null;
-    endingStatus = ending;
-    scheduleSave(0);
-    await updateLink();
-    endingStatus = null;
-    if (ending && !app.solving) setStatus(ending);  // (unless Start was pressed meanwhile)
+    if (ending) setStatus(ending);
+    await saveEnd();
   }
 }
 
 // The run ends within the client's grace (STOP_GRACE_MS) with its best
 // plan, without waiting for a worker inside a long step (solver_client.mjs
-// replaces it).
+// replaces it), at once when the worker said it is inside one.
 async function stopSolving(reason = 'stopped') {
   if (!app.solving) return;
   app.stopReason = reason;

@@ -5,7 +5,7 @@
 // bound and trace that lab.mjs shows and downloads, and each worker's last
 // progress record (stats[i]: {record, stats: its counters, elapsedS, ...}).
 import {MSG, OP} from '../protocol.mjs';
-import {stopSignal, untilStopped, WorkerHandle} from '../worker_client.mjs';
+import {nextTask, stopSignal, untilStopped, WorkerHandle} from '../worker_client.mjs';
 
 const better = (a, b) => b === null || BigInt(a) < BigInt(b);  // decimal cost strings
 
@@ -73,15 +73,30 @@ export class SolverClient {
   /**
    * Replaces worker `index` (stuck in a long step after a stop) by a fresh
    * one: its engine is rebuilt by the next start(), which offers it the best
-   * plan. The model is copied to it only when it is next used (modelReady()):
-   * copying a large model blocks the page for tens of milliseconds, which a
-   * Stop must not wait for. The old worker's messages end with it.
+   * plan. The old worker ends now (its messages end with it); the new one is
+   * made in a later task, after the page has shown the stop (a worker's
+   * start, and its wasm compiling beside the page, must not delay that), and
+   * start(), load() and offer() wait for it (replaced()). The model is
+   * copied to it only when it is next used (modelReady()): copying a large
+   * model blocks the page for tens of milliseconds.
    */
   respawn(index) {
     this.workers[index].terminate();
-    const handle = this.spawn(index);
-    this.workers[index] = handle;
-    handle.needsModel = this.model !== null;
+    if (this.replacing) return;
+    this.replacing = nextTask().then(() => {
+      this.replacing = null;
+      this.workers.forEach((old, i) => {
+        if (!old.terminated) return;
+        const handle = this.spawn(i);
+        this.workers[i] = handle;
+        handle.needsModel = this.model !== null;
+      });
+    });
+  }
+
+  /** Resolves once the workers replaced after a stop exist. */
+  replaced() {
+    return this.replacing || Promise.resolve();
   }
 
   /** Resolves once worker `handle` is up and holds the model. */
@@ -139,6 +154,7 @@ export class SolverClient {
 
   /** Parses on worker 0, then copies the arrays to the others. */
   async load(source) {
+    await this.replaced();
     await Promise.all(this.workers.map((w) => w.ready));
     const transfer = source.kind === 'bytes' ? [source.bytes.buffer] : [];
     const result = await this.workers[0].call(OP.LOAD, {source}, transfer);
@@ -157,6 +173,7 @@ export class SolverClient {
     if (better(cost, this.best && this.best.cost)) {
       this.best = {cost, plan, engine: -1, seconds: this.elapsedS};
     }
+    await this.replaced();
     await Promise.all(this.workers.map(
         (w) => this.modelReady(w).then(() => w.call(OP.OFFER, {plan: plan.slice()}))));
   }
@@ -172,8 +189,9 @@ export class SolverClient {
    * kept: no engine is started, and every reason is 'stopped'. (A worker
    * ignores a STOP that arrives before its START.) A stop resolves it within
    * STOP_GRACE_MS (worker_client.mjs) even while a worker is inside a long
-   * step (a presolve); what the engines report afterwards is still kept,
-   * and a worker that has not answered by then is replaced (respawn()).
+   * step (a presolve), and at once when every running worker announced
+   * such a step; what the engines report afterwards is still kept, and a
+   * worker that has not answered by then is replaced (respawn()).
    */
   async start(options, timeLimitS, carry = null) {
     this.stopAsked = false;
@@ -188,8 +206,9 @@ export class SolverClient {
       // The offer and the workers' start-up are inside the race too: a
       // worker still finishing a stopped run answers them only afterwards.
       const signal = this.signal;  // this run's: a later start() has its own
-      const pending = new Set();   // workers whose START has not answered
+      const pending = new Map();   // workers whose START has not answered: its id
       const run = (async () => {
+        await this.replaced();
         if (carry) await this.offer(carry.plan, carry.cost);
         await Promise.all(this.workers.map((w) => this.modelReady(w)));
         if (this.stopAsked || signal.fired)
@@ -203,20 +222,28 @@ export class SolverClient {
             startedAtMs,
           });
           call.then(() => pending.delete(handle), () => pending.delete(handle));
-          pending.add(handle);
+          pending.set(handle, call.id);
           return call;
         }));
       })();
+      // Workers that all announced a long step (an engine's presolve), or
+      // have not begun their START (a new engine's presolve comes first, and
+      // a worker with its engine answers a START at once), cannot answer
+      // before that ends: the stop does not wait the grace for them.
+      const busy = () => pending.size > 0 &&
+          [...pending].every(([handle, id]) => handle.busy || handle.unheard(id));
       const done = await untilStopped(run, this.signal, () => {
         // A worker still inside its step after the grace is replaced, so
         // the next start() (or load()) never waits for it.
         this.workers.forEach((handle, i) => {
           if (pending.has(handle)) this.respawn(i);
         });
-        return this.workers.map(
-            (_, i) =>
-                ({reason: 'stopped', elapsedS: this.stats[i] ? this.stats[i].elapsedS : baseS}));
-      });
+        // The run's clock at the stop (the workers' own clocks count the
+        // same time), so the stored record of a stopped run is newer than
+        // those written while it ran.
+        const stoppedS = this.liveElapsedS();
+        return this.workers.map(() => ({reason: 'stopped', elapsedS: stoppedS}));
+      }, {busy});
       this.elapsedS = Math.max(baseS, ...done.map((d) => d.elapsedS));
       return done.map((d) => d.reason);
     } finally {

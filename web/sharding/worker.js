@@ -125,9 +125,12 @@ async function load(req, run) {
     storedBytes,
     ...heapInfo(),
     [S.TRANSFER]: transfer,
-    // While the page sets up its views, and before START builds the Engine.
+    // While the page sets up its views, and before START builds the Engine;
+    // a START waits for it, and cannot see a STOP meanwhile (busy).
     [S.AFTER]: () => {
+      run.post(P.MSG.PROGRESS, {busy: {phase: 'quick plan'}});
       quick = quickIncumbent();
+      run.post(P.MSG.PROGRESS, {busy: {phase: null}});
     },
   };
 }
@@ -206,6 +209,10 @@ async function start(req, run) {
   const elapsed = () => baseS + (epochMs() - startedAtMs) / 1000;
   const building = !engine || engineKey !== engineKeyOf(req.options, req.index);
   if (building && quick) postQuick(run, baseS);
+  // The Engine's presolve cannot see a STOP (seconds on a large instance):
+  // the page ends a run stopped inside it at once (worker_client.mjs).
+  // runSlices' first report says it has ended.
+  if (building) run.post(P.MSG.PROGRESS, {busy: {phase: 'presolve'}});
   ensureEngine(req.options, req.index);
   engine.setTimeLeft(req.timeLimitS - elapsed());
   const startedMs = performance.now();
