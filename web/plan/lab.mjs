@@ -222,17 +222,18 @@ async function runOnce() {
         done.result.proven ? 'proven optimal' :
                              `gap ${f.percent(done.result.gap, 2)}`;
     q('plan-progress').textContent = `planned in ${f.seconds(done.elapsedS)}`;
-    if (done.reason === 'stopped') {
-      setStatus('stopped', `stopped: ${found}`);
-    } else {
-      setStatus('done', `done: ${found}`);
-    }
-    // A stopped run's answer lacks the side searches: not kept.
+    // A stopped run's answer lacks the side searches: not kept, and its
+    // status shows at once.
+    if (done.reason === 'stopped') return setStatus('stopped', `stopped: ${found}`);
+    // A finished one is stored before its status says so: a reload after
+    // 'done' restores it, and data-runs (counted as runOnce returns) moves
+    // in the same task as the status, never a task later.
     try {
-      if (done.reason !== 'stopped') await savePlan(await requestKey(request), done);
+      await savePlan(await requestKey(request), done);
     } catch (error) {
       // Private windows may refuse IndexedDB; the fragment still holds the request.
     }
+    setStatus('done', `done: ${found}`);
   } catch (error) {
     app.sent = {};  // the session may hold part of a rejected input
     showError(error.message);
