@@ -202,8 +202,16 @@ const STUCK_S = 300;  // far longer than any wait in the browser tests (90 s at 
 export function stuckWorker(script, marker) {
   let served = 0;
   return (context) => context.route(`**/${script}`, async (route) => {
-    const response = await route.fetch();
-    let body = await response.text();
+    let response, body;
+    try {
+      response = await route.fetch();
+      body = await response.text();
+    } catch (error) {
+      // A worker replaced after a Stop may still be fetching its script
+      // when the test closes the page: nothing is left to serve.
+      if (/disposed|closed/.test(String(error))) return;
+      throw error;
+    }
     if (served++ === 0) {
       if (!body.includes(marker)) throw new Error(`${script} no longer has: ${marker}`);
       body = body.replace(
@@ -211,7 +219,9 @@ export function stuckWorker(script, marker) {
           `${marker}\nif (!self.stuckOnce) { self.stuckOnce = true; ` +
               `const end = Date.now() + ${STUCK_S * 1000}; while (Date.now() < end) {} }`);
     }
-    await route.fulfill({response, body});
+    await route.fulfill({response, body}).catch((error) => {
+      if (!/disposed|closed/.test(String(error))) throw error;
+    });
   });
 }
 
