@@ -275,6 +275,57 @@ test(
       assert.equal(check.session, 2, 'later calls name the reopened session');
     });
 
+// The page draws each better schedule in tasks of tens of milliseconds; a
+// stop that waited for the worker's answer (or its grace timer) waited for
+// them too. The run ends in the stop's own task; the worker's last slice
+// still reports, and a worker that ends its run within the grace keeps its
+// planner.
+test(
+    'a stop ends the run at once; the last slice\'s schedule is kept and so is the worker',
+    async () => {
+      fakes.length = 0;
+      script.open = (fake, req) => fake.send(
+          reply(MSG.DONE, req.id, {session: 1, normalized: req.text, list: [], schedules: {}}));
+      script.plan = (fake, req) => {  // between slices: the STOP is read after this one
+        fake.send(reply(MSG.INCUMBENT, req.id, {schedule: schedule(12), record: record(9, 0, 12)}));
+        fake.deaf = true;
+      };
+      const client = plannerClient();
+      await client.sessions.open('{"devices": 2}', 'dualpipe.json');
+      const run = client.plan({}, 60);
+      await sleep(10);
+      assert.equal(client.sessions.busy, null);
+      const real = globalThis.setTimeout;
+      const held = [];
+      globalThis.setTimeout = (fn, ms, ...rest) => held.push(fn);  // no timer runs
+      let stopped;
+      try {
+        client.stop();
+        stopped = await Promise.race([run, Promise.resolve().then(() => null)]);
+        for (let i = 0; i < 10 && stopped === null; ++i) {
+          stopped = await Promise.race([run, Promise.resolve().then(() => null)]);
+        }
+      } finally {
+        globalThis.setTimeout = real;
+      }
+      assert.deepEqual(stopped && stopped.reason, 'stopped', 'resolved within the stop\'s task');
+      // The worker ends its slice: a better schedule, then its run's DONE.
+      const fake = fakes[0];
+      const planId = fake.requests.find((r) => r.op === OP.PLAN).id;
+      fake.deaf = false;
+      fake.send(reply(MSG.INCUMBENT, planId, {schedule: schedule(11), record: record(9, 0.5, 11)}));
+      fake.send(reply(MSG.DONE, planId, {reason: 'stopped', elapsedS: 0.5}));
+      await sleep(10);
+      assert.equal(client.best.makespan, 11, 'the last slice\'s schedule is kept');
+      for (const fn of held) fn();  // the grace passes: the worker had answered
+      await sleep(10);
+      assert.equal(fake.terminated, false, 'a worker that answered keeps its planner');
+      assert.equal(fakes.length, 1);
+      script.plan = (f, req) => f.send(reply(MSG.DONE, req.id, {reason: 'finished', elapsedS: 0}));
+      assert.equal((await client.plan({}, 1)).reason, 'finished');
+      assert.equal(fakes.length, 1, 'the next run goes to the same worker');
+    });
+
 test('a stop while the planner announced its start does not wait the grace', async () => {
   fakes.length = 0;
   script.open = (fake, req) => fake.send(

@@ -6,7 +6,7 @@
 // planner's progress record (core/progress.h). lab.mjs drives it;
 // tests/web/pipeline_clients.test.mjs runs it against a fake worker.
 import {MSG, OP} from '../protocol.mjs';
-import {stopSignal, untilStopped} from '../worker_client.mjs';
+import {STOP_GRACE_MS, stopSignal, untilStopped} from '../worker_client.mjs';
 
 import {ScheduleEntry} from './session_client.mjs';
 
@@ -93,14 +93,19 @@ export class PlannerClient {
    * Runs the planner on the session's problem until timeLimitS, a proof or
    * a stop; offers (ScheduleEntry or JSON texts, e.g. from a link or IndexedDB) and
    * the best so far go in first. Resolves to {reason, elapsedS}; reason is
-   * 'finished', 'time' or 'stopped'. A stop resolves it within
-   * STOP_GRACE_MS even while the worker is busy (a large problem's offers
-   * or planner start), at once when the worker announced that step: the
-   * best reported so far is kept, and a worker that has not answered by
-   * then is replaced (SessionClient.respawn()).
+   * 'finished', 'time' or 'stopped'. A stop resolves it at once, in the
+   * task of the click: the page's drawing of the last schedule (tens of
+   * milliseconds a task) must not delay it. The best reported so far is
+   * kept, and so is a schedule the worker's last slice still reports. A
+   * worker that has not ended its run within STOP_GRACE_MS (a large
+   * problem's offers or planner start), or at once when it announced that
+   * step, is replaced (SessionClient.respawn()); the next run waits for
+   * that (this.settling).
    */
   async plan(options, timeLimitS, offers = []) {
     if (this.running) throw new Error('the planner is already running');
+    if (this.settling) await this.settling;
+    this.settling = null;
     this.stopAsked = false;
     const signal = stopSignal();
     this.signal = signal;
@@ -131,18 +136,30 @@ export class PlannerClient {
     const busy = () => sessions.busy !== null ||
         (planning !== null && planning.id !== undefined && planning.handle === sessions.handle &&
          planning.handle.unheard(planning.id));
+    // Ends the stopped run's worker unless it ends its run within the grace
+    // (a worker between slices does, and keeps its planner).
+    const settleOrReplace = () => new Promise((resolve) => {
+      const replace = () => {
+        if (!settled) {
+          settled = true;
+          sessions.respawn();
+          this.freshFrom = 0;  // the new worker's ids start again; the old one is gone
+        }
+        resolve();
+      };
+      if (busy()) return replace();
+      const timer = setTimeout(replace, STOP_GRACE_MS);
+      const ended = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      run.then(ended, ended);
+    });
     this.running = untilStopped(run.finally(() => (settled = true)), signal, () => {
-      // Still inside a step (an offer or a planner's start on a large
-      // problem) after the grace: the best reported so far stands, and the
-      // worker is replaced so the next call never waits for it.
-      if (!settled) {
-        settled = true;
-        sessions.respawn();
-        this.freshFrom = 0;  // the new worker's ids start again; the old one is gone
-      }
+      if (!settled) this.settling = settleOrReplace();
       this.elapsedS = this.baseS + (this.record ? this.record.elapsedS : 0);
       return {reason: 'stopped', elapsedS: this.elapsedS};
-    }, {busy});
+    }, {busy: () => true});  // no grace on the page: settleOrReplace() waits it
     try {
       return await this.running;
     } finally {
@@ -152,9 +169,8 @@ export class PlannerClient {
   }
 
   /**
-   * Stops the running plan: it resolves with reason 'stopped' once the
-   * worker answers, after STOP_GRACE_MS if the worker is busy, or at once
-   * if it said so.
+   * Stops the running plan: plan() resolves with reason 'stopped' at once;
+   * this resolves when the worker has answered the STOP (or was replaced).
    */
   stop() {
     this.stopAsked = true;
