@@ -25,6 +25,7 @@
 // (the sharding lab's ids predate the tabs). Each section's data-status is
 // the test contract; #app[data-lab] names the active tab.
 import {dropHint, installDropZone} from './drop.mjs';
+import {warmUp as warmFormats} from './format.mjs';
 import {introCard} from './intro.mjs';
 import {showLinkProblems} from './link_notice.mjs';
 import {LABS, readLink, writeFragment} from './state.mjs';
@@ -207,6 +208,9 @@ function wireTabs() {
 }
 
 async function boot() {
+  // The number formats' first use is costly: paid in a task of its own
+  // while the page loads (before any lab has mounted), never by a Stop.
+  setTimeout(warmFormats, 0);
   wireTabs();
   installDropZone(shell);
   // A link that cannot be read is named at the top of the tab it opens.

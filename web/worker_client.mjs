@@ -4,17 +4,18 @@
 // carrying the core's code (web/result.mjs). A worker that fails outside any
 // request (its script, or its wasm module not starting) rejects `ready` and
 // every pending call, so nothing waits forever. Shared by every lab's client
-// (sharding/solver_client.mjs, the pipeline lab's clients); protocol.mjs
-// defines the messages, worker_shell.mjs serves them. untilStopped() lets a
-// client end a run on Stop within STOP_GRACE_MS even while its worker is
-// inside a long synchronous step (a presolve, a planner's start, a large
-// schedule's JSON): the run's late messages still arrive and are kept. A
-// worker that announced such a step (progress {busy}) cannot answer at all
-// until it ends, so the stop does not wait the grace for it.
+// (sharding/solver_client.mjs, the pipeline lab's clients, plan/plan_client.mjs);
+// protocol.mjs defines the messages, worker_shell.mjs serves them.
+// stoppable() is the one Stop of every client: the run ends in the click's
+// own task with the client's best so far, even while its worker is inside
+// a long synchronous step (a presolve, a planner's start, a plan's
+// evaluation); the run's late messages still arrive and are kept, and a
+// worker that has not ended its run within STOP_GRACE_MS (at once when it
+// announced such a step: progress {busy}) is replaced.
 import {MSG, request} from './protocol.mjs';
 import {fromError, ShardLabError} from './result.mjs';
 
-/** How long a stopped run may take to answer before its client ends it itself. */
+/** How long a stopped run's worker may take to end it before it is replaced. */
 export const STOP_GRACE_MS = 100;
 
 /**
@@ -33,18 +34,60 @@ export function stopSignal() {
 }
 
 /**
- * Resolves with the run's DONE (`call`), unless the stop `signal` fired and
- * graceMs passed without it: then with `fallback()` (the client's view of
- * the stopped run), and the DONE, when it comes, is dropped. When `busy()`
- * is true as the signal fires (the run's workers are all inside a step they
- * announced as long: WorkerHandle.busy), the grace is not waited.
+ * Resolves with `call`, or with `fallback()` as soon as the stop `signal`
+ * fires (in the same task); `call`'s late answer is dropped. For steps a
+ * stop does not wait for and no worker needs replacing after: the MIP's
+ * LP and start being made, the teaching lab's read of an instance (which
+ * the next solve waits for).
  */
-export function untilStopped(
-    call, signal, fallback, {graceMs = STOP_GRACE_MS, busy = () => false} = {}) {
-  const late =
-      signal.promise.then(() => busy() || new Promise((resolve) => setTimeout(resolve, graceMs)))
-          .then(() => fallback());
-  return Promise.race([call, late]);
+export function untilStopped(call, signal, fallback) {
+  return Promise.race([call, signal.promise.then(() => fallback())]);
+}
+
+/**
+ * The Stop of a run served by a worker, as every lab's client ends one.
+ * `run` is the run's promise, `signal` its stopSignal(). The returned
+ * promise resolves with the run's own answer or, once the signal fires,
+ * with `stopped()` (the client's best so far) in that same task: microtasks
+ * only, so the page shows the stop before it draws anything else. What
+ * the worker still reports for the run reaches the client as before (and
+ * is kept). A worker that has not ended its run within graceMs of the stop
+ * is ended by `replace()` (the client makes a fresh one), at once when
+ * `busy()` says it cannot answer before a long step ends (it announced the
+ * step, or has not begun the run, which starts with one). The promise's
+ * `settled` resolves once the run has ended or its worker was replaced:
+ * the client's next run waits for it.
+ */
+export function stoppable(
+    run, signal, {stopped, replace, busy = () => false, graceMs = STOP_GRACE_MS}) {
+  let ended = false;
+  const own = run.finally(() => {
+    ended = true;
+  });
+  let swapped;
+  const settled = Promise.race([
+    own.then(() => {}, () => {}),
+    new Promise((resolve) => {
+      swapped = resolve;
+    }),
+  ]);
+  const end = () => {
+    if (!ended) replace();
+    swapped();
+  };
+  const onStop = signal.promise.then(() => {
+    if (ended) return own;
+    if (busy()) {
+      end();
+    } else {
+      const timer = setTimeout(end, graceMs);
+      own.then(() => clearTimeout(timer), () => clearTimeout(timer));
+    }
+    return stopped();
+  });
+  const result = Promise.race([own, onStop]);
+  result.settled = settled;
+  return result;
 }
 
 /** A promise that resolves in a later task (after what the page shows now). */

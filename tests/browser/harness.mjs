@@ -195,11 +195,12 @@ const STUCK_S = 300;  // far longer than any wait in the browser tests (90 s at 
 /**
  * For openPage's `prepare`: serves `script` (a worker's path under the site)
  * with a step that spins for STUCK_S right after `marker` (a line of it,
- * such as the one posting its first better plan), once: workers started
- * later get the real script. A Stop then lands while the worker cannot
- * answer (tests/browser/stop*.test.mjs).
+ * such as the one posting its first better plan), once (the first time
+ * `when`, a JavaScript condition in the marker's scope, holds there):
+ * workers started later get the real script. A Stop then lands while the
+ * worker cannot answer (tests/browser/stop*.test.mjs).
  */
-export function stuckWorker(script, marker) {
+export function stuckWorker(script, marker, when = 'true') {
   let served = 0;
   return (context) => context.route(`**/${script}`, async (route) => {
     let response, body;
@@ -216,7 +217,7 @@ export function stuckWorker(script, marker) {
       if (!body.includes(marker)) throw new Error(`${script} no longer has: ${marker}`);
       body = body.replace(
           marker,
-          `${marker}\nif (!self.stuckOnce) { self.stuckOnce = true; ` +
+          `${marker}\nif (!self.stuckOnce && (${when})) { self.stuckOnce = true; ` +
               `const end = Date.now() + ${STUCK_S * 1000}; while (Date.now() < end) {} }`);
     }
     await route.fulfill({response, body}).catch((error) => {

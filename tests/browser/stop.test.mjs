@@ -200,9 +200,15 @@ test(
       await page.waitForFunction(
           () => window.planRecords.some((c) => c.phase === 'search' && c.timed > 0), null,
           {polling: 50, timeout: 120000});
+      const runs = Number(await page.getAttribute('#lab-plan', 'data-runs') || 0);
       await page.click('[data-testid=plan-stop]');
       await waitStatus(page, ENDED, 120000, 'plan');
       assert.equal(await status(page, 'plan'), 'stopped');
+      // The stopped run's plan is shown once the run is counted (the status
+      // comes first, in the click's task).
+      await page.waitForFunction(
+          (n) => Number(document.getElementById('lab-plan').dataset.runs || 0) > n, runs,
+          {polling: 50, timeout: 60000});
       const records = await page.evaluate(() => window.planRecords);
       assert.ok(records.length > 0);
       for (const c of records) {

@@ -9,6 +9,11 @@
 //   - the sharding tab shows 'stopped' before its link and stored record are
 //     rewritten (compression held back), and data-saved counts the run once
 //     they carry the stop.
+//   - a Stop ends the run in the click's own task (worker_client.mjs
+//     stoppable): the teaching tab and the plan tab, their workers stuck
+//     after a plan was reported, show 'stopped' with that plan while the
+//     grace is held back, and a plan worker still stuck after the grace is
+//     replaced by one holding the same inputs.
 // Order and structure only, never wall time.
 //   node tests/browser/stop_order.test.mjs   (after cmake --build --preset wasm)
 import assert from 'node:assert/strict';
@@ -16,7 +21,7 @@ import path from 'node:path';
 import {test} from 'node:test';
 import {pathToFileURL} from 'node:url';
 
-import {openPage, SOURCE, status, stuckWorker, useSite, waitStatus} from './harness.mjs';
+import {openPage, SOURCE, status, stuckWorker, text, useSite, waitStatus} from './harness.mjs';
 
 const site = useSite();
 const {STOP_GRACE_MS} =
@@ -30,6 +35,14 @@ const PLANNER = [
   'pipeline/worker.js',
   'const made = R.unwrap(current(req).planner(JSON.stringify(req.options || {})));'
 ];
+// The plan worker sticks in its first report after the evaluated plan (the
+// why-not rows, sizing, or the run's last report): it never answers.
+const PLAN =
+    ['plan/worker.js', 'run.post(improved ? P.MSG.INCUMBENT : P.MSG.PROGRESS, {record});', 'early'];
+// The teaching lab's worker sticks right after reporting its first plan.
+const TEACH =
+    ['sharding/worker.js', 'run.post(P.MSG.INCUMBENT, {...payload, plan}, [plan.buffer]);'];
+const ENDED = ['stopped', 'done', 'error'];
 
 // Page scripts: the stop's grace timers never fire (window.heldGrace counts
 // them), and each worker made records the tab's status at that moment.
@@ -50,7 +63,7 @@ function recordSpawns(context) {
     window.Worker = class extends Base {
       constructor(url, ...rest) {
         super(url, ...rest);
-        const lab = (/(sharding|pipeline)\/worker\.js/.exec(String(url)) || [])[1];
+        const lab = (/(sharding|pipeline|plan)\/worker\.js/.exec(String(url)) || [])[1];
         if (lab) {
           window.spawns.push({lab, status: document.getElementById(`lab-${lab}`).dataset.status});
         }
@@ -219,6 +232,119 @@ test('pipeline planner: the stuck worker is replaced after the tab shows the sto
   await page.click('[data-testid=pl-start]');
   await waitStatus(page, ['done', 'error'], 90000, 'pipeline');
   assert.equal(await status(page, 'pipeline'), 'done');
+  assert.deepEqual(page.errors, []);
+  await page.context().close();
+});
+
+// Data-runs (plan) or data-solves (teach) past `n`: the stopped run's views are shown.
+function waitCount(page, lab, attribute, n) {
+  return page.waitForFunction(
+      ({lab, attribute, n}) =>
+          Number(document.getElementById(`lab-${lab}`).dataset[attribute] || 0) > n,
+      {lab, attribute, n}, {polling: 50, timeout: 60000});
+}
+
+test('teach: a Stop shows the best plan at once while the worker is stuck', async () => {
+  const page = await openPage(site.browser, `${site.url}#v=3&lab=teach&ex=mlp.json&t=600`, {
+    prepare: async (context) => {
+      await stuckWorker(...TEACH)(context);
+      await holdGrace(context, STOP_GRACE_MS);
+    }
+  });
+  await waitStatus(page, 'solving', 60000, 'teach');
+  await page.waitForFunction(
+      () => window.shardlabTeach.client.best !== null, null, {polling: 50, timeout: 60000});
+  const solves = Number(await page.getAttribute('#lab-teach', 'data-solves') || 0);
+  await page.click('[data-testid=teach-stop]');
+  // Before, the solve waited for the worker's answer or the grace: never, here.
+  await waitStatus(page, ENDED, 30000, 'teach');
+  assert.equal(await status(page, 'teach'), 'stopped');
+  await waitCount(page, 'teach', 'solves', solves);
+  assert.match(await text(page, 'teach-status-text'), /^stopped: (best found|proven optimal)$/);
+  assert.match(await text(page, 'teach-cost'), /ns\)$/, 'the best plan is explained');
+  assert.ok(await page.evaluate(() => window.heldGrace) >= 1, 'the worker was given its grace');
+  assert.deepEqual(page.errors, []);
+  await page.context().close();
+});
+
+test('plan: a Stop shows the evaluated plan at once while the worker is stuck', async () => {
+  const page = await openPage(site.browser, `${site.url}#v=3&lab=plan&t=600`, {
+    prepare: async (context) => {
+      await stuckWorker(...PLAN)(context);
+      await holdGrace(context, STOP_GRACE_MS);
+    }
+  });
+  await waitStatus(page, 'planning', 120000, 'plan');
+  await page.waitForFunction(
+      () => globalThis.shardlabPlan.done && globalThis.shardlabPlan.done.early, null,
+      {polling: 50, timeout: 120000});
+  const runs = Number(await page.getAttribute('#lab-plan', 'data-runs') || 0);
+  await page.click('[data-testid=plan-stop]');
+  // Before, the run waited for the grace after the stop: never, here.
+  await waitStatus(page, ENDED, 30000, 'plan');
+  assert.equal(await status(page, 'plan'), 'stopped');
+  assert.match(await text(page, 'plan-status-text'), /^stopped: (proven optimal|gap )/);
+  await waitCount(page, 'plan', 'runs', runs);
+  const shown = await page.evaluate(() => {
+    const done = globalThis.shardlabPlan.done;
+    return {reason: done.reason, found: done.result.found, early: Boolean(done.early)};
+  });
+  assert.deepEqual(shown, {reason: 'stopped', found: true, early: false}, 'the plan is kept');
+  assert.match(await text(page, 'plan-timeline-note'), /not drawn for a stopped run/);
+  assert.ok(await page.evaluate(() => window.heldGrace) >= 1, 'the worker was given its grace');
+  assert.deepEqual(page.errors, []);
+  await page.context().close();
+});
+
+test('plan: the stuck worker is replaced after the stop, with the same inputs', async () => {
+  const page = await openPage(site.browser, `${site.url}#v=3&lab=plan&t=600&g=16`, {
+    prepare: async (context) => {
+      await stuckWorker(...PLAN)(context);
+      await recordSpawns(context);
+    }
+  });
+  await waitStatus(page, 'planning', 120000, 'plan');
+  await page.waitForFunction(
+      () => globalThis.shardlabPlan.done && globalThis.shardlabPlan.done.early, null,
+      {polling: 50, timeout: 120000});
+  const runs = Number(await page.getAttribute('#lab-plan', 'data-runs') || 0);
+  await page.click('[data-testid=plan-stop]');
+  await waitCount(page, 'plan', 'runs', runs);
+  assert.equal(await status(page, 'plan'), 'stopped');
+  await page.waitForFunction(
+      () => window.spawns.filter((s) => s.lab === 'plan').length === 2, null, {polling: 50});
+  assert.deepEqual(
+      await page.evaluate(() => window.spawns.filter((s) => s.lab === 'plan')),
+      [{lab: 'plan', status: 'starting'}, {lab: 'plan', status: 'stopped'}],
+      'the replacement is made once the tab says stopped');
+  // The next run goes to the replacement, which holds the same inputs.
+  await page.click('[data-testid=plan-run]');
+  await waitCount(page, 'plan', 'runs', runs + 1);
+  assert.equal(await status(page, 'plan'), 'done');
+  assert.equal(await page.evaluate(() => globalThis.shardlabPlan.done.result.cluster.gpus), 16);
+  assert.deepEqual(page.errors, []);
+  await page.context().close();
+});
+
+// The page's first Intl.NumberFormat loads the locale's data (30-150 ms on
+// a loaded machine): a Stop on the teaching tab once paid for it in its
+// status line (the cost). The shell builds it as the page loads
+// (format.mjs warmUp), before any lab formats a number.
+test('the first number format is built as the page loads, not by a lab', async () => {
+  const page = await openPage(site.browser, `${site.url}#v=3&lab=teach&ex=mlp.json&t=600`, {
+    prepare: (context) => context.addInitScript(() => {
+      const Base = Intl.NumberFormat;
+      window.numberFormats = [];
+      Intl.NumberFormat = function(...args) {
+        window.numberFormats.push(new Error().stack);
+        return new Base(...args);
+      };
+    }),
+  });
+  await waitStatus(page, ENDED, 60000, 'teach');
+  const stacks = await page.evaluate(() => window.numberFormats);
+  assert.ok(stacks.length >= 1, 'the tab formats numbers');
+  assert.match(stacks[0], /warmUp/, `the first was built by: ${stacks[0]}`);
   assert.deepEqual(page.errors, []);
   await page.context().close();
 });

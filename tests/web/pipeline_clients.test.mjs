@@ -76,6 +76,21 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const record = (bound, elapsedS, incumbent = null, counters = {}) =>
     makeRecord({elapsedS, incumbent, bound, counters});
 
+const {STOP_GRACE_MS} = await import(pathToFileURL(path.join(WEB, 'worker_client.mjs')).href);
+
+/**
+ * Holds back the timers set from now on (only those of `ms` milliseconds
+ * when given): they never run unless the test calls them from `held`.
+ * `real` is the real setTimeout; restore() puts it back.
+ */
+function holdTimers(ms = null) {
+  const real = globalThis.setTimeout;
+  const held = [];
+  globalThis.setTimeout = (fn, delay, ...rest) =>
+      (ms === null || delay === ms ? held.push(fn) : real(fn, delay, ...rest));
+  return {held, real, restore: () => (globalThis.setTimeout = real)};
+}
+
 // A planner client on a session client, as lab.mjs wires them.
 function plannerClient(handlers = {}) {
   let client = null;
@@ -295,9 +310,7 @@ test(
       const run = client.plan({}, 60);
       await sleep(10);
       assert.equal(client.sessions.busy, null);
-      const real = globalThis.setTimeout;
-      const held = [];
-      globalThis.setTimeout = (fn, ms, ...rest) => held.push(fn);  // no timer runs
+      const timers = holdTimers();  // no timer runs
       let stopped;
       try {
         client.stop();
@@ -306,7 +319,7 @@ test(
           stopped = await Promise.race([run, Promise.resolve().then(() => null)]);
         }
       } finally {
-        globalThis.setTimeout = real;
+        timers.restore();
       }
       assert.deepEqual(stopped && stopped.reason, 'stopped', 'resolved within the stop\'s task');
       // The worker ends its slice: a better schedule, then its run's DONE.
@@ -317,7 +330,7 @@ test(
       fake.send(reply(MSG.DONE, planId, {reason: 'stopped', elapsedS: 0.5}));
       await sleep(10);
       assert.equal(client.best.makespan, 11, 'the last slice\'s schedule is kept');
-      for (const fn of held) fn();  // the grace passes: the worker had answered
+      for (const fn of timers.held) fn();  // the grace passes: the worker had answered
       await sleep(10);
       assert.equal(fake.terminated, false, 'a worker that answered keeps its planner');
       assert.equal(fakes.length, 1);
@@ -342,18 +355,15 @@ test('a stop while the planner announced its start does not wait the grace', asy
   assert.equal(client.sessions.busy, 'start');
   // The stop's grace timers (STOP_GRACE_MS) are held back: a stop that
   // waited for its grace would never resolve.
-  const {STOP_GRACE_MS} = await import(pathToFileURL(path.join(WEB, 'worker_client.mjs')).href);
-  const real = globalThis.setTimeout;
-  const held = [];
-  globalThis.setTimeout = (fn, ms, ...rest) =>
-      ms === STOP_GRACE_MS ? held.push(fn) : real(fn, ms, ...rest);
+  const timers = holdTimers(STOP_GRACE_MS);
   try {
     client.stop();
-    const late = new Promise((resolve) => real(() => resolve({reason: 'still running'}), 2000));
+    const late =
+        new Promise((resolve) => timers.real(() => resolve({reason: 'still running'}), 2000));
     assert.equal((await Promise.race([run, late])).reason, 'stopped');
-    assert.equal(held.length, 0, 'no grace timer was set');
+    assert.equal(timers.held.length, 0, 'no grace timer was set');
   } finally {
-    globalThis.setTimeout = real;
+    timers.restore();
   }
   assert.equal(client.best.makespan, 20, 'the best so far stays');
   assert.equal(fakes[0].terminated, true, 'the busy worker is ended');

@@ -104,7 +104,9 @@ test('a stop after the engines started ends their runs, and a new start runs aga
   assert.ok(fakes.every((f) => f.running !== null), 'both engines run');
   await client.stop();
   assert.deepEqual(await settle(run, 'stop while running'), ['stopped', 'stopped']);
-  assert.equal(client.elapsedS, 1);
+  // The run ends at the click: its clock is the page's then, not the
+  // workers' answers (1 s here).
+  assert.ok(client.elapsedS > 0 && client.elapsedS < 1, `elapsedS ${client.elapsedS}`);
   // The earlier stop must not cancel the next run.
   const again = client.start({seed: 1}, 600);
   await sleep(20);
@@ -223,4 +225,61 @@ test('a stop before the worker has begun its START does not wait the grace', asy
     assert.equal(held.length, 0, 'no grace timer was set');
   });
   assert.equal(fakes[0].terminated, true, 'the worker that had not begun is replaced');
+  await sleep(20);
+  assert.equal(fakes.length, 2, 'its replacement is made in a later task');
 });
+
+// The page draws what the workers report in tasks of its own; a stop that
+// waited for their answers (or its grace timer) waited for those too. The
+// run ends in the stop's own task with the best so far; what a worker's
+// last slice still reports is kept, a worker that answers within the grace
+// keeps its engine, and one that does not is replaced before the next run.
+test(
+    'a stop ends the run in its own task; late plans are kept, a silent worker replaced',
+    async () => {
+      const client = fresh(2, 0, 0);
+      client.model = {fields: [new Int32Array([1]).buffer], name: 'M'};
+      const run = client.start({seed: 1}, 600);
+      await sleep(20);
+      const plan = (cost) => ({
+        record: {
+          elapsedS: 0.5,
+          found: true,
+          incumbent: cost,
+          bound: 1,
+          gap: 0.5,
+          finished: false,
+          counters: {}
+        },
+        exact: {cost: String(cost), bound: '1'},
+        plan: Int32Array.of(0, 1),
+        improvedS: 0.5,
+      });
+      fakes[0].send(reply(MSG.INCUMBENT, fakes[0].running, plan(12)));
+      for (const fake of fakes) fake.deaf = true;  // both inside a slice
+      const runs = fakes.map((f) => f.running);
+      await withoutGrace(async (held) => {
+        client.stop();
+        let done = null;
+        run.then((reasons) => (done = reasons));
+        for (let i = 0; i < 10 && done === null; ++i) await Promise.resolve();
+        assert.deepEqual(done, ['stopped', 'stopped'], 'resolved within the stop\'s task');
+        assert.equal(client.best.cost, '12');
+        // Worker 0 ends its slice: a better plan, then its run's answer.
+        fakes[0].deaf = false;
+        fakes[0].send(reply(MSG.INCUMBENT, runs[0], plan(11)));
+        fakes[0].send(reply(MSG.DONE, runs[0], {reason: 'stopped', elapsedS: 0.6}));
+        await sleep(10);
+        assert.equal(client.best.cost, '11', 'the last slice\'s plan is kept');
+        assert.equal(held.length, 1, 'one grace timer');
+        held[0]();  // the grace passes: worker 1 has not answered
+      });
+      assert.equal(fakes[0].terminated, undefined, 'the worker that answered keeps its engine');
+      assert.equal(fakes[1].terminated, true, 'the silent one is ended');
+      const again = client.start({seed: 1}, 600);
+      await sleep(20);
+      assert.equal(fakes.length, 3, 'one fresh worker');
+      assert.ok(fakes[2].running !== null, 'the next run goes to it');
+      await client.stop();
+      assert.deepEqual(await settle(again, 'stop after the respawn'), ['stopped', 'stopped']);
+    });

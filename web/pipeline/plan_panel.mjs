@@ -314,7 +314,7 @@ export class PlanPanel {
     // A stop while the session writes the LP or the start (long on large
     // problems) ends the run at once; HiGHS never starts.
     const stopped = {};
-    const unlessStopped = (call) => untilStopped(call, this.stopMip, () => stopped, {graceMs: 0});
+    const unlessStopped = (call) => untilStopped(call, this.stopMip, () => stopped);
     const lp = await unlessStopped(sessions.emitLp(options));
     if (lp === stopped) return 'stopped';
     const incumbent = this.planner.best || this.host.bestGenerated();

@@ -6,7 +6,7 @@
 // planner's progress record (core/progress.h). lab.mjs drives it;
 // tests/web/pipeline_clients.test.mjs runs it against a fake worker.
 import {MSG, OP} from '../protocol.mjs';
-import {STOP_GRACE_MS, stopSignal, untilStopped} from '../worker_client.mjs';
+import {stoppable, stopSignal} from '../worker_client.mjs';
 
 import {ScheduleEntry} from './session_client.mjs';
 
@@ -113,6 +113,7 @@ export class PlannerClient {
     const startedAtMs = performance.timeOrigin + performance.now();  // the limit counts from here
     this.baseS = this.elapsedS;
     let planning = null;  // {handle, id} of the PLAN once sent
+    let stopped = false;  // ended by the stop: the clock is the stop's
     const run = (async () => {
       await sessions.ready();
       // Entries go by reference or as bytes: never decoded on the page.
@@ -125,41 +126,28 @@ export class PlannerClient {
       const call = sessions.call(OP.PLAN, {options, timeLimitS, startedAtMs});
       planning = {handle: sessions.handle, id: call.id};
       const done = await call;
-      if (settled) return null;  // ended by the stop's fallback: the clock is its
+      if (stopped) return null;
       this.elapsedS = this.baseS + done.elapsedS;
       return {reason: done.reason, elapsedS: this.elapsedS};
     })();
-    let settled = false;  // the run's own end, or the stop's fallback
-    // A worker that announced a long step (the planner's start), or has not
-    // begun the PLAN (which starts with it), cannot answer before that
-    // ends: the stop does not wait the grace for it.
-    const busy = () => sessions.busy !== null ||
-        (planning !== null && planning.id !== undefined && planning.handle === sessions.handle &&
-         planning.handle.unheard(planning.id));
-    // Ends the stopped run's worker unless it ends its run within the grace
-    // (a worker between slices does, and keeps its planner).
-    const settleOrReplace = () => new Promise((resolve) => {
-      const replace = () => {
-        if (!settled) {
-          settled = true;
-          sessions.respawn();
-          this.freshFrom = 0;  // the new worker's ids start again; the old one is gone
-        }
-        resolve();
-      };
-      if (busy()) return replace();
-      const timer = setTimeout(replace, STOP_GRACE_MS);
-      const ended = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-      run.then(ended, ended);
+    this.running = stoppable(run, signal, {
+      stopped: () => {
+        stopped = true;
+        this.elapsedS = this.baseS + (this.record ? this.record.elapsedS : 0);
+        return {reason: 'stopped', elapsedS: this.elapsedS};
+      },
+      replace: () => {
+        sessions.respawn();
+        this.freshFrom = 0;  // the new worker's ids start again; the old one is gone
+      },
+      // A worker that announced a long step (the planner's start), or has
+      // not begun the PLAN (which starts with it), cannot answer before
+      // that ends.
+      busy: () => sessions.busy !== null ||
+          (planning !== null && planning.id !== undefined && planning.handle === sessions.handle &&
+           planning.handle.unheard(planning.id)),
     });
-    this.running = untilStopped(run.finally(() => (settled = true)), signal, () => {
-      if (!settled) this.settling = settleOrReplace();
-      this.elapsedS = this.baseS + (this.record ? this.record.elapsedS : 0);
-      return {reason: 'stopped', elapsedS: this.elapsedS};
-    }, {busy: () => true});  // no grace on the page: settleOrReplace() waits it
+    this.settling = this.running.settled;
     try {
       return await this.running;
     } finally {

@@ -12,6 +12,7 @@ import {saveText} from '../downloads.mjs';
 import * as f from '../format.mjs';
 import {Timeline} from '../pipeline/timeline.mjs';
 import {render as renderLayout} from '../teach/views.mjs';
+import {nextTask} from '../worker_client.mjs';
 
 import {renderMemory, renderTime} from './bars.mjs';
 import {cardRows, noFitText, numberRows, renderRows} from './card.mjs';
@@ -43,6 +44,7 @@ const app = {
   link: '',
   queue: Promise.resolve(),
   stopped: false,  // Stop was pressed during the current run
+  record: null,    // the current run's last progress record
   pending: 0,      // runs queued behind the current one
 };
 globalThis.shardlabPlan = app;  // for debugging
@@ -183,6 +185,7 @@ function stop() {
 
 function onRecord(record, improved, early) {
   if (app.root.dataset.status !== 'planning') return;
+  app.record = record;
   // The plan as soon as it is evaluated; the why-not rows, sizing and the
   // timeline follow with the run's answer.
   if (early) {
@@ -211,20 +214,16 @@ async function runOnce() {
   app.stopped = false;
   setStatus('planning', 'planning…');
   q('plan-progress').textContent = '';
+  app.record = null;
   try {
     await sendInputs();
     await remember(request);
     if (app.stopped) return setStatus('stopped', 'stopped: no plan found yet');
     const done = await app.client.plan({sweep: request.sweep}, request.timeS);
+    // A stopped run's answer lacks the side searches: not kept.
+    if (done.reason === 'stopped') return showStopped(done);
     show(done);
-    const found = !done.result.found ?
-        (done.reason === 'stopped' ? 'no plan found yet' : 'no plan fits') :
-        done.result.proven ? 'proven optimal' :
-                             `gap ${f.percent(done.result.gap, 2)}`;
     q('plan-progress').textContent = `planned in ${f.seconds(done.elapsedS)}`;
-    // A stopped run's answer lacks the side searches: not kept, and its
-    // status shows at once.
-    if (done.reason === 'stopped') return setStatus('stopped', `stopped: ${found}`);
     // A finished one is stored before its status says so: a reload after
     // 'done' restores it, and data-runs (counted as runOnce returns) moves
     // in the same task as the status, never a task later.
@@ -233,11 +232,42 @@ async function runOnce() {
     } catch (error) {
       // Private windows may refuse IndexedDB; the fragment still holds the request.
     }
-    setStatus('done', `done: ${found}`);
+    setStatus('done', `done: ${foundText(done)}`);
   } catch (error) {
     app.sent = {};  // the session may hold part of a rejected input
     showError(error.message);
   }
+}
+
+// What a run's plan reached, for the status line.
+function foundText(done) {
+  const r = done.result;
+  return !r.found ? (done.reason === 'stopped' ? 'no plan found yet' : 'no plan fits') :
+      r.proven    ? 'proven optimal' :
+                    `gap ${f.percent(r.gap, 2)}`;
+}
+
+// A Stop shows 'stopped' in the click's own task (plan_client.mjs resolves
+// the run there); the plan is drawn in a later task (the card, bars, tables
+// and timeline take tens of milliseconds), or, when the worker had not yet
+// sent an evaluated plan, once its stopped answer comes. A worker that did
+// not answer within the grace was replaced: no plan to show.
+async function showStopped(done) {
+  if (done.result) {
+    setStatus('stopped', `stopped: ${foundText(done)}`);
+    await nextTask();
+  } else {
+    setStatus('stopped', 'stopped: finishing the best plan so far…');
+    done = await done.later;
+    if (!done) {
+      const found = app.record && app.record.found;
+      return setStatus(
+          'stopped', `stopped: ${found ? 'its plan was not evaluated yet' : 'no plan found yet'}`);
+    }
+  }
+  show(done);
+  q('plan-progress').textContent = `planned in ${f.seconds(done.elapsedS)}`;
+  setStatus('stopped', `stopped: ${foundText(done)}`);
 }
 
 // ---- the views ----

@@ -3,12 +3,15 @@
 // search with its progress records going to onRecord, stops it, and asks for
 // a part's layout. A run's result comes back as the core's plan JSON (text,
 // kept for downloads, and parsed), the exports and the timeline's schedule
-// JSON. lab.mjs drives it. A Stop after the plan has been evaluated ends the
-// run on the page within STOP_GRACE_MS (worker_client.mjs untilStopped) with
-// that plan, even while the worker is inside a long step (a long pipeline's
-// simulation, the why-not rows); the worker's late answer is dropped.
+// JSON. lab.mjs drives it; tests/web/plan_client.test.mjs runs it against a
+// fake worker. A Stop ends the run in the click's own task
+// (worker_client.mjs stoppable); a worker that has not ended its run within
+// STOP_GRACE_MS is replaced by one holding the same inputs.
 import {MSG, OP} from '../protocol.mjs';
-import {stopSignal, untilStopped, WorkerHandle} from '../worker_client.mjs';
+import {nextTask, stoppable, stopSignal, WorkerHandle} from '../worker_client.mjs';
+
+// A worker's answer as plan() resolves it: the plan JSON parsed too.
+const answer = (done) => ({...done, text: done.json, result: JSON.parse(done.json)});
 
 export class PlanClient {
   /**
@@ -20,7 +23,9 @@ export class PlanClient {
     this.url = url;
     this.onRecord = onRecord;
     this.handle = null;
+    this.inputs = {};  // what the session holds: the OPEN that gives a new worker the same
     this.running = null;
+    this.settling = null;  // the last run's end, or its worker's replacement
     this.stopAsked = false;
     this.signal = null;
     this.early = null;  // the running search's evaluated plan, once the worker sent it
@@ -32,6 +37,10 @@ export class PlanClient {
         if (msg.plan) this.early = msg.plan;
         if (msg.record) this.onRecord(msg.record, msg.type === MSG.INCUMBENT, msg.plan || null);
       });
+      // A replacement's session starts with the inputs its predecessor held.
+      if (Object.keys(this.inputs).length) {
+        this.handle.call(OP.OPEN, {...this.inputs}).catch(() => {});
+      }
     }
     return this.handle;
   }
@@ -41,57 +50,84 @@ export class PlanClient {
     return this.worker().ready;
   }
 
-  /** input: {preset} or {text, source}; resolves to the model's description. */
-  async setModel(input) {
-    return (await this.worker().call(OP.OPEN, {model: input})).model;
+  // One OPEN; what the worker accepted is what a replacement gets.
+  async open(kind, input) {
+    const done = await this.worker().call(OP.OPEN, {[kind]: input});
+    this.inputs[kind] = input;
+    return done[kind];
   }
 
-  async setCluster(input) {
-    return (await this.worker().call(OP.OPEN, {cluster: input})).cluster;
+  /** input: {preset} or {text, source}; resolves to the model's description. */
+  setModel(input) {
+    return this.open('model', input);
+  }
+
+  setCluster(input) {
+    return this.open('cluster', input);
   }
 
   /** training: {gpus, global_batch, seq, fix}; resolves to {fix} (normalised). */
-  async setTraining(training) {
-    return (await this.worker().call(OP.OPEN, {training})).training;
+  setTraining(training) {
+    return this.open('training', training);
   }
 
   /**
    * Runs the search until it is finished, timeLimitS passes or stop() is
    * called; resolves to {reason, searchS, elapsedS, text (the plan JSON),
    * result (parsed), megatron, megatronNotes, torchtitan, timeline (schedule
-   * JSON text or null), timelineError}.
+   * JSON text or null), timelineError}. A stop resolves it at once: with
+   * the evaluated plan once the worker sent it (without the why-not rows,
+   * sizing and timeline it had not finished), else with {reason: 'stopped',
+   * result: null, later}: `later` resolves to the worker's stopped answer
+   * (its best plan) when the worker ends its run within STOP_GRACE_MS, or
+   * to null when the worker was replaced instead.
    */
   async plan(options, timeLimitS) {
     if (this.running) throw new Error('the plan lab is already planning');
+    if (this.settling) await this.settling;
+    this.settling = null;
     this.stopAsked = false;
     this.early = null;
     const signal = stopSignal();
     this.signal = signal;
     const startedMs = performance.now();
     const call = this.worker().call(OP.PLAN, {options, timeLimitS});
-    this.running = call;
-    // Stopped with an evaluated plan: that plan, without the side searches
-    // and the timeline the worker had not finished; before one, the worker's
-    // own answer (the search's best so far).
-    const stopped = () => {
-      if (!this.early) return call;
-      const elapsedS = (performance.now() - startedMs) / 1000;
-      return {...this.early, reason: 'stopped', searchS: elapsedS, elapsedS, timeline: null};
-    };
+    const running = stoppable(call.then(answer), signal, {
+      stopped: () => {
+        if (!this.early) {
+          return {reason: 'stopped', result: null, later: call.then(answer, () => null)};
+        }
+        const elapsedS = (performance.now() - startedMs) / 1000;
+        return answer(
+            {...this.early, reason: 'stopped', searchS: elapsedS, elapsedS, timeline: null});
+      },
+      replace: () => this.respawn(),
+    });
+    this.running = running;
+    this.settling = running.settled;
     try {
-      const done = await untilStopped(call, signal, stopped);
-      return {...done, text: done.json, result: JSON.parse(done.json)};
+      return await running;
     } finally {
       this.running = null;
       this.signal = null;
     }
   }
 
-  /** Stops the running search; the run then resolves with its best plan. */
+  /**
+   * Ends a worker still inside a stopped run's step; its replacement (made
+   * in a later task, once the page has shown the stop) boots and gets the
+   * same inputs.
+   */
+  respawn() {
+    this.terminate();
+    nextTask().then(() => this.worker());
+  }
+
+  /** Stops the running search; the run then resolves at once (see plan()). */
   async stop() {
     this.stopAsked = true;
     if (this.signal) this.signal.fire();
-    if (this.running) await this.worker().call(OP.STOP);
+    if (this.running) await this.worker().call(OP.STOP).catch(() => {});
   }
 
   /** The teaching lab's report (JSON text) of a part's layout: part layer | embedding | head. */

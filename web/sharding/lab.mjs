@@ -405,9 +405,9 @@ async function start() {
   }
 }
 
-// The run ends within the client's grace (STOP_GRACE_MS) with its best
-// plan, without waiting for a worker inside a long step (solver_client.mjs
-// replaces it), at once when the worker said it is inside one.
+// The run ends at once, in the click's task (solver_client.mjs start()),
+// with its best plan; a worker still inside a long step afterwards is
+// replaced by the client.
 async function stopSolving(reason = 'stopped') {
   if (!app.solving) return;
   app.stopReason = reason;

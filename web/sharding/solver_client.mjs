@@ -5,7 +5,7 @@
 // bound and trace that lab.mjs shows and downloads, and each worker's last
 // progress record (stats[i]: {record, stats: its counters, elapsedS, ...}).
 import {MSG, OP} from '../protocol.mjs';
-import {nextTask, stopSignal, untilStopped, WorkerHandle} from '../worker_client.mjs';
+import {nextTask, stoppable, stopSignal, WorkerHandle} from '../worker_client.mjs';
 
 const better = (a, b) => b === null || BigInt(a) < BigInt(b);  // decimal cost strings
 
@@ -94,9 +94,13 @@ export class SolverClient {
     });
   }
 
-  /** Resolves once the workers replaced after a stop exist. */
-  replaced() {
-    return this.replacing || Promise.resolve();
+  /**
+   * Resolves once the last run has ended, or its workers still inside a
+   * step after its stop were replaced, and the replacements exist.
+   */
+  async replaced(settling = this.settling) {
+    if (settling) await settling;
+    if (this.replacing) await this.replacing;
   }
 
   /** Resolves once worker `handle` is up and holds the model. */
@@ -173,7 +177,7 @@ export class SolverClient {
     if (better(cost, this.best && this.best.cost)) {
       this.best = {cost, plan, engine: -1, seconds: this.elapsedS};
     }
-    await this.replaced();
+    await this.replaced(null);  // (offered inside a run too: start()'s carry)
     await Promise.all(this.workers.map(
         (w) => this.modelReady(w).then(() => w.call(OP.OFFER, {plan: plan.slice()}))));
   }
@@ -187,15 +191,18 @@ export class SolverClient {
    * carry ({plan, cost}, optional) is offered to every engine first. A stop
    * that comes while that offer or a worker's start-up is still pending is
    * kept: no engine is started, and every reason is 'stopped'. (A worker
-   * ignores a STOP that arrives before its START.) A stop resolves it within
-   * STOP_GRACE_MS (worker_client.mjs) even while a worker is inside a long
-   * step (a presolve), and at once when every running worker announced
-   * such a step; what the engines report afterwards is still kept, and a
-   * worker that has not answered by then is replaced (respawn()).
+   * ignores a STOP that arrives before its START.) A stop resolves it at
+   * once, in the click's task (worker_client.mjs stoppable): best and bound
+   * are the best so far, and what the engines report afterwards is still
+   * kept. A worker that has not answered its START within STOP_GRACE_MS
+   * (inside a long step: a presolve), or at once when every running worker
+   * announced such a step, is replaced (respawn()); the next start() waits
+   * for that.
    */
   async start(options, timeLimitS, carry = null) {
     this.stopAsked = false;
-    this.signal = stopSignal();
+    const signal = stopSignal();  // this run's: a later start() has its own
+    this.signal = signal;
     const startedAtMs = performance.timeOrigin + performance.now();
     const baseS = this.elapsedS;
     const limit = baseS >= timeLimitS ? baseS + timeLimitS : timeLimitS;
@@ -205,10 +212,10 @@ export class SolverClient {
     try {
       // The offer and the workers' start-up are inside the race too: a
       // worker still finishing a stopped run answers them only afterwards.
-      const signal = this.signal;  // this run's: a later start() has its own
-      const pending = new Map();   // workers whose START has not answered: its id
+      const pending = new Map();  // workers whose START has not answered: its id
+      const previous = this.settling;
       const run = (async () => {
-        await this.replaced();
+        await this.replaced(previous);
         if (carry) await this.offer(carry.plan, carry.cost);
         await Promise.all(this.workers.map((w) => this.modelReady(w)));
         if (this.stopAsked || signal.fired)
@@ -226,24 +233,28 @@ export class SolverClient {
           return call;
         }));
       })();
-      // Workers that all announced a long step (an engine's presolve), or
-      // have not begun their START (a new engine's presolve comes first, and
-      // a worker with its engine answers a START at once), cannot answer
-      // before that ends: the stop does not wait the grace for them.
-      const busy = () => pending.size > 0 &&
-          [...pending].every(([handle, id]) => handle.busy || handle.unheard(id));
-      const done = await untilStopped(run, this.signal, () => {
-        // A worker still inside its step after the grace is replaced, so
-        // the next start() (or load()) never waits for it.
-        this.workers.forEach((handle, i) => {
-          if (pending.has(handle)) this.respawn(i);
-        });
+      const running = stoppable(run, signal, {
         // The run's clock at the stop (the workers' own clocks count the
         // same time), so the stored record of a stopped run is newer than
         // those written while it ran.
-        const stoppedS = this.liveElapsedS();
-        return this.workers.map(() => ({reason: 'stopped', elapsedS: stoppedS}));
-      }, {busy});
+        stopped: () => {
+          const stoppedS = this.liveElapsedS();
+          return this.workers.map(() => ({reason: 'stopped', elapsedS: stoppedS}));
+        },
+        // A worker still inside its step is replaced, so the next start()
+        // (or load()) never waits for it.
+        replace: () => this.workers.forEach((handle, i) => {
+          if (pending.has(handle)) this.respawn(i);
+        }),
+        // Workers that all announced a long step (an engine's presolve), or
+        // have not begun their START (a new engine's presolve comes first,
+        // and a worker with its engine answers a START at once), cannot
+        // answer before that ends.
+        busy: () => pending.size > 0 &&
+            [...pending].every(([handle, id]) => handle.busy || handle.unheard(id)),
+      });
+      this.settling = running.settled;
+      const done = await running;
       this.elapsedS = Math.max(baseS, ...done.map((d) => d.elapsedS));
       return done.map((d) => d.reason);
     } finally {
@@ -252,8 +263,8 @@ export class SolverClient {
   }
 
   /**
-   * Asks every engine to stop; the running start() resolves within
-   * STOP_GRACE_MS. Resolves when the workers have answered (or were replaced).
+   * Asks every engine to stop; the running start() resolves at once.
+   * Resolves when the workers have answered (or were replaced).
    */
   stop() {
     this.stopAsked = true;

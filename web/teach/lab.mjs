@@ -207,12 +207,12 @@ function solve() {
   return app.queue;
 }
 
-// A stop pressed while the instance is read or an engine built ends the
-// solve within STOP_GRACE_MS with the best plan so far (the worker's quick
-// plan comes right after the read), or null when there is none yet; the
-// read goes on in the worker, which then takes its first plan with a zero
-// time limit (as the CLI's solve_model does), and the next solve waits for
-// that (app.busy).
+// A stop ends the solve at once, in the click's task, with the best plan
+// so far (the worker's quick plan comes right after the read; the client
+// keeps what its engines report), or null when there is none yet. A read
+// still going on in the worker then takes its first plan with a zero time
+// limit (as the CLI's solve_model does), and the next solve waits for that
+// (app.busy).
 async function solveBytes(generated, signal) {
   const previous = app.busy;
   let loaded = false;  // the client's best is of this instance only from then on
