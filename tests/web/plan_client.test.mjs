@@ -15,7 +15,9 @@ const {MSG, OP, reply, makeRecord} =
 const {STOP_GRACE_MS} = await import(pathToFileURL(path.join(WEB, 'worker_client.mjs')).href);
 
 const fakes = [];
-const script = {plan: null};
+const script = {
+  plan: null
+};
 
 // A plan answer as the worker sends it: the core's plan JSON and exports.
 const answer = (stepS, reason = 'stopped') => ({
@@ -145,53 +147,55 @@ test('a stop once the plan is evaluated ends the run at once with that plan', as
   assert.equal(fakes.length, 2, 'the next run goes to the fresh worker');
 });
 
-test('a stop before the plan is evaluated resolves at once; the worker\'s plan follows',
-     async () => {
-       const c = await client();
-       script.plan = (fake, req) => fake.send(reply(MSG.PROGRESS, req.id, {record: record(12)}));
-       const run = c.plan({}, 600);
-       await sleep(10);
-       const timers = holdTimers(STOP_GRACE_MS);
-       let done;
-       try {
-         c.stop();
-         done = await soon(run);
-       } finally {
-         timers.restore();
-       }
-       assert.ok(done, 'resolved within the stop\'s task');
-       assert.equal(done.reason, 'stopped');
-       assert.equal(done.result, null, 'no evaluated plan yet');
-       const later = await done.later;  // the worker ends its slice 5 ms later
-       assert.equal(later.reason, 'stopped');
-       assert.equal(later.result.plan.step_s, 12, 'its best plan comes with its answer');
-       timers.held.forEach((fn) => fn());  // the grace passes: the worker had answered
-       await sleep(10);
-       assert.equal(fakes.length, 1, 'a worker that answered is kept');
-       assert.equal(fakes[0].terminated, false);
-     });
+test(
+    'a stop before the plan is evaluated resolves at once; the worker\'s plan follows',
+    async () => {
+      const c = await client();
+      script.plan = (fake, req) => fake.send(reply(MSG.PROGRESS, req.id, {record: record(12)}));
+      const run = c.plan({}, 600);
+      await sleep(10);
+      const timers = holdTimers(STOP_GRACE_MS);
+      let done;
+      try {
+        c.stop();
+        done = await soon(run);
+      } finally {
+        timers.restore();
+      }
+      assert.ok(done, 'resolved within the stop\'s task');
+      assert.equal(done.reason, 'stopped');
+      assert.equal(done.result, null, 'no evaluated plan yet');
+      const later = await done.later;  // the worker ends its slice 5 ms later
+      assert.equal(later.reason, 'stopped');
+      assert.equal(later.result.plan.step_s, 12, 'its best plan comes with its answer');
+      timers.held.forEach((fn) => fn());  // the grace passes: the worker had answered
+      await sleep(10);
+      assert.equal(fakes.length, 1, 'a worker that answered is kept');
+      assert.equal(fakes[0].terminated, false);
+    });
 
-test('a worker that does not answer a stop is replaced, and the next run waits for that',
-     async () => {
-       const c = await client();
-       script.plan = (fake, req) => {  // inside the plan's evaluation
-         fake.send(reply(MSG.PROGRESS, req.id, {record: record(12)}));
-         fake.deaf = true;
-       };
-       const run = c.plan({}, 600);
-       await sleep(10);
-       c.stop();
-       const done = await soon(run);
-       assert.ok(done, 'resolved within the stop\'s task');
-       assert.equal(done.result, null);
-       script.plan = (fake, req) => fake.send(reply(MSG.DONE, req.id, answer(10, 'finished')));
-       const next = c.plan({}, 600);  // pressed before the grace has passed
-       assert.equal(await done.later, null, 'no answer from the replaced worker');
-       assert.equal(fakes[0].terminated, true);
-       assert.equal((await next).result.plan.step_s, 10);
-       assert.equal(fakes.length, 2);
-       assert.deepEqual(
-           fakes[1].requests.map((r) => r.op), [OP.OPEN, OP.PLAN],
-           'the fresh worker gets the inputs, then the run');
-       assert.equal(fakes[0].requests.filter((r) => r.op === OP.PLAN).length, 1);
-     });
+test(
+    'a worker that does not answer a stop is replaced, and the next run waits for that',
+    async () => {
+      const c = await client();
+      script.plan = (fake, req) => {  // inside the plan's evaluation
+        fake.send(reply(MSG.PROGRESS, req.id, {record: record(12)}));
+        fake.deaf = true;
+      };
+      const run = c.plan({}, 600);
+      await sleep(10);
+      c.stop();
+      const done = await soon(run);
+      assert.ok(done, 'resolved within the stop\'s task');
+      assert.equal(done.result, null);
+      script.plan = (fake, req) => fake.send(reply(MSG.DONE, req.id, answer(10, 'finished')));
+      const next = c.plan({}, 600);  // pressed before the grace has passed
+      assert.equal(await done.later, null, 'no answer from the replaced worker');
+      assert.equal(fakes[0].terminated, true);
+      assert.equal((await next).result.plan.step_s, 10);
+      assert.equal(fakes.length, 2);
+      assert.deepEqual(
+          fakes[1].requests.map((r) => r.op), [OP.OPEN, OP.PLAN],
+          'the fresh worker gets the inputs, then the run');
+      assert.equal(fakes[0].requests.filter((r) => r.op === OP.PLAN).length, 1);
+    });

@@ -208,11 +208,10 @@ function solve() {
 }
 
 // A stop ends the solve at once, in the click's task, with the best plan
-// so far (the worker's quick plan comes right after the read; the client
-// keeps what its engines report), or null when there is none yet. A read
-// still going on in the worker then takes its first plan with a zero time
-// limit (as the CLI's solve_model does), and the next solve waits for that
-// (app.busy).
+// so far (the client keeps what its engines report; the worker's quick
+// plan comes right after the read), or null when there is none yet. A read
+// still going on in the worker then ends without a run, and the next solve
+// waits for it (app.busy).
 async function solveBytes(generated, signal) {
   const previous = app.busy;
   let loaded = false;  // the client's best is of this instance only from then on
@@ -222,10 +221,9 @@ async function solveBytes(generated, signal) {
     await app.client.load(
         {kind: 'bytes', bytes: encoder.encode(generated.instance), name: app.name});
     loaded = true;
-    const limit = signal.fired ? 0 : timeLimitS();
-    const run = app.client.start({seed: 1, time_limit_s: limit, exact_max_nodes: 200}, limit);
-    if (signal.fired) app.client.stop();  // pressed during the read: this run stops too
-    await run;
+    if (signal.fired) return false;  // stopped during the read: its solve has ended
+    const limit = timeLimitS();
+    await app.client.start({seed: 1, time_limit_s: limit, exact_max_nodes: 200}, limit);
     return true;
   })();
   app.busy = work.catch(() => {});
