@@ -30,7 +30,8 @@ struct Drawn {
 // have no order: GCC and clang drew them the other way round and built
 // different DAGs.)
 inline Problem draw_dag(Rng* rng, Drawn devices_drawn, Drawn operators_drawn, int32_t reach) {
-  const int32_t devices = devices_drawn.least + static_cast<int32_t>(rng->below(devices_drawn.span));
+  const int32_t devices =
+      devices_drawn.least + static_cast<int32_t>(rng->below(devices_drawn.span));
   const int32_t operators =
       operators_drawn.least + static_cast<int32_t>(rng->below(operators_drawn.span));
   Problem p;
