@@ -14,40 +14,14 @@
 #include "core/pipeline/plan/problem.h"
 #include "core/pipeline/problem_json.h"
 #include "core/rng.h"
+#include "tests/unit/pipeline_plan_place_bound_dags.h"
 
 namespace shardlab::pipeline {
 namespace {
 
-// Like the benchmark's random DAGs (tests/bench/pipeline_bench.py): a chain
-// with skip arcs, some operators on one device, 2 micro-batches.
-Problem random_dag(Rng* rng, int32_t operators, int32_t devices) {
-  Problem p;
-  p.form = Form::kOperators;
-  p.devices = devices;
-  p.microbatches = 2;
-  for (int32_t i = 0; i < operators; ++i) {
-    OperatorSpec op;
-    op.name = "o" + std::to_string(i);
-    op.f = 1 + rng->below(3);
-    op.b = op.f + rng->below(3);
-    op.w = rng->below(2);
-    if (rng->below(4) == 0) op.devices = {static_cast<int32_t>(rng->below(devices))};
-    p.operators.push_back(op);
-  }
-  for (int32_t i = 1; i < operators; ++i) {
-    const int32_t from = i - 1 - static_cast<int32_t>(rng->below(std::min(i, 3)));
-    p.edges.push_back({from, i, 0.5 * (1 + rng->below(4))});
-  }
-  return p;
-}
-
-PlanGraph graph_of(const Problem& problem) {
-  Result<Expansion> e = expand(problem, Placement());
-  REQUIRE(e.is_ok());
-  Result<PlanGraph> g = plan_graph_of(e.value());
-  REQUIRE(g.is_ok());
-  return std::move(g).value();
-}
+using testing::draw_dag;
+using testing::graph_of;
+using testing::proven_without;
 
 int64_t final_path_bound(const PlanGraph& g, int64_t upper = kNoCap) {
   PathPlacementBound pb(g);
@@ -56,25 +30,11 @@ int64_t final_path_bound(const PlanGraph& g, int64_t upper = kNoCap) {
   return pb.bound();
 }
 
-// The engine without the placement bounds; empty best when it does not finish.
-PlanSchedule proven_without(const PlanGraph& g, int32_t steps) {
-  EngineConfig config;
-  config.placement_bound_share = 0;
-  PlanEngine engine(g, config);
-  for (int32_t k = 0; k < steps && !engine.finished(); ++k) engine.step(1000);
-  return engine.finished() ? engine.best() : PlanSchedule();
-}
-
 TEST_CASE("pipeline plan path place bound: never above the optimum on small random DAGs") {
   Rng rng(2409);
   int32_t checked = 0, raised = 0, tight = 0, root_tight = 0;
   for (int32_t trial = 0; trial < 30; ++trial) {
-    // The device count is drawn first, the operator count second, in this
-    // order on every compiler (a call's arguments have none: GCC and clang
-    // drew them the other way round and built different DAGs).
-    const int32_t devices = 2 + static_cast<int32_t>(rng.below(2));
-    const int32_t operators = 3 + static_cast<int32_t>(rng.below(4));
-    const Problem problem = random_dag(&rng, operators, devices);
+    const Problem problem = draw_dag(&rng, {2, 2}, {3, 4}, 3);
     INFO("trial " << trial << ": " << problem_json(problem, -1));
     const PlanGraph g = graph_of(problem);
     const PlanSchedule optimum = proven_without(g, 300);
@@ -99,12 +59,7 @@ TEST_CASE("pipeline plan path place bound: never above a schedule found on large
   Rng rng(2410);
   int32_t raised = 0;
   for (int32_t trial = 0; trial < 8; ++trial) {
-    // The device count is drawn first, the operator count second, in this
-    // order on every compiler (a call's arguments have none: GCC and clang
-    // drew them the other way round and built different DAGs).
-    const int32_t devices = 3 + static_cast<int32_t>(rng.below(3));
-    const int32_t operators = 10 + static_cast<int32_t>(rng.below(8));
-    const Problem problem = random_dag(&rng, operators, devices);
+    const Problem problem = draw_dag(&rng, {3, 3}, {10, 8}, 3);
     INFO("trial " << trial << ": " << problem_json(problem, -1));
     const PlanGraph g = graph_of(problem);
     const int64_t bound = final_path_bound(g);

@@ -502,39 +502,45 @@ int64_t window_bound(const PlanGraph& g) {
 
 int64_t path_bound(const PlanGraph& g) {
   if (!g.regular || g.any_pairs || g.num_ops() == 0) return 0;
-  const int32_t n = g.num_ops();
-  // Work of an op and of every copy of it (same group and kind).
+  const std::vector<int64_t> copies_work = work_with_copies(g);
+  // Two longest paths: through the delays that cannot vanish, and through every delay.
+  return std::max(path_segment_bound(g, longest_path(g, false), copies_work),
+                  path_segment_bound(g, longest_path(g, true), copies_work));
+}
+
+std::vector<int64_t> work_with_copies(const PlanGraph& g) {
   std::map<std::pair<int32_t, int32_t>, int64_t> by_role;
   for (const PlanOp& op : g.ops) by_role[{op.group, static_cast<int32_t>(op.kind)}] += op.duration;
-  std::vector<int64_t> copies_work(n);
-  for (int32_t i = 0; i < n; ++i) {
-    copies_work[i] = by_role[{g.ops[i].group, static_cast<int32_t>(g.ops[i].kind)}];
+  std::vector<int64_t> work(g.num_ops());
+  for (int32_t i = 0; i < g.num_ops(); ++i) {
+    work[i] = by_role[{g.ops[i].group, static_cast<int32_t>(g.ops[i].kind)}];
   }
-  int64_t bound = 0;
-  // Two longest paths: through the delays that cannot vanish, and through every delay.
-  for (int32_t variant = 0; variant < 2; ++variant) {
-    std::vector<int64_t> longest(n, 0);
-    std::vector<int32_t> from(n, -1);
-    for (int32_t i : g.topo) {
-      longest[i] += g.ops[i].duration;
-      for (int32_t e = g.succ_begin[i]; e < g.succ_begin[i + 1]; ++e) {
-        const PlanArc& a = g.arcs[g.succ_arc[e]];
-        const int64_t via = longest[i] + (variant == 0 ? g.min_delay(a) : a.delay);
-        if (via > longest[a.to] || from[a.to] < 0) {
-          if (via >= longest[a.to]) longest[a.to] = via, from[a.to] = i;
-        }
+  return work;
+}
+
+std::vector<int32_t> longest_path(const PlanGraph& g, bool every_delay) {
+  const int32_t n = g.num_ops();
+  if (n == 0) return {};
+  std::vector<int64_t> longest(n, 0);
+  std::vector<int32_t> from(n, -1);
+  for (int32_t i : g.topo) {
+    longest[i] += g.ops[i].duration;
+    for (int32_t e = g.succ_begin[i]; e < g.succ_begin[i + 1]; ++e) {
+      const PlanArc& a = g.arcs[g.succ_arc[e]];
+      const int64_t via = longest[i] + (every_delay ? a.delay : g.min_delay(a));
+      if (via > longest[a.to] || from[a.to] < 0) {
+        if (via >= longest[a.to]) longest[a.to] = via, from[a.to] = i;
       }
     }
-    int32_t last = 0;
-    for (int32_t i = 0; i < n; ++i) {
-      if (longest[i] > longest[last]) last = i;
-    }
-    std::vector<int32_t> path;
-    for (int32_t i = last; i >= 0; i = from[i]) path.push_back(i);
-    std::reverse(path.begin(), path.end());
-    bound = std::max(bound, path_segment_bound(g, path, copies_work));
   }
-  return bound;
+  int32_t last = 0;
+  for (int32_t i = 0; i < n; ++i) {
+    if (longest[i] > longest[last]) last = i;
+  }
+  std::vector<int32_t> path;
+  for (int32_t i = last; i >= 0; i = from[i]) path.push_back(i);
+  std::reverse(path.begin(), path.end());
+  return path;
 }
 
 int64_t root_bound(const PlanGraph& graph) {

@@ -61,6 +61,16 @@ int64_t partial_bound(const PlanGraph& graph, const PartialState& state, BoundSc
 // micro-batches, minimised over segmentations by a dynamic program.
 int64_t path_bound(const PlanGraph& graph);
 
+// Per op: its work and that of its copies in the other micro-batches (the
+// ops of its group and kind).
+std::vector<int64_t> work_with_copies(const PlanGraph& graph);
+
+// A longest path of ops (first to last) through the ops' durations and the
+// arcs' delays: every delay, or only the least one no placement avoids
+// (PlanGraph::min_delay). Ties go to the first predecessor; empty when the
+// graph has no ops.
+std::vector<int32_t> longest_path(const PlanGraph& graph, bool every_delay);
+
 // The path bound's dynamic program along one path of ops (copies_work: per
 // op, its work and that of its copies in the other micro-batches), with
 // path[j] pinned to device placed[j] where that is >= 0 (empty: none).

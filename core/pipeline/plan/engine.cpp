@@ -73,6 +73,8 @@ struct PlanEngine::Impl {
   int64_t place_moves = 0, place_wins = 0;
   int64_t coupled_nodes = 0;
   int64_t lns_size = 24;
+  PlanSchedule lns_from;  // where LNS moves start (free groups: may differ from best)
+  int64_t lns_sideways = 0;
 
   Impl(PlanGraph graph, const EngineConfig& config)
       : g(std::move(graph)), cfg(config), rng(config.seed) {
@@ -306,19 +308,31 @@ struct PlanEngine::Impl {
 
   bool run_lns(int64_t budget) {
     if (best.empty() || finished()) return false;
+    // With free groups the moves start from a schedule as long as the
+    // incumbent that earlier moves reached sideways (a repair as long as its
+    // start replaces it), so the search walks the incumbent's plateau
+    // instead of retrying the one schedule it stalled at.
+    const bool sideways = placer != nullptr;
+    if (sideways && (lns_from.empty() || lns_from.makespan != best.makespan)) lns_from = best;
+    const PlanSchedule& from = sideways ? lns_from : best;
     int32_t kind = 0;
     std::vector<char> freed =
-        pick_neighbourhood(g, best, static_cast<int32_t>(lns_size), &rng, &kind);
+        pick_neighbourhood(g, from, static_cast<int32_t>(lns_size), &rng, &kind);
     PlanSchedule better;
     int64_t used = 0;
-    const bool win = lns_move(g, best, freed, std::max<int64_t>(budget, 200), &better, &used);
+    const bool win = lns_move(g, from, freed, std::max<int64_t>(budget, 200), &better, &used,
+                              from.makespan + (sideways ? 1 : 0));
     nodes += used;
     ++lns_moves;
     // Grow the neighbourhood while moves fail, shrink it after a success.
-    if (win && take(better, "lns")) {
+    if (win && better.makespan < best.makespan && take(better, "lns")) {
       ++lns_wins;
       lns_size = std::max<int64_t>(8, lns_size * 3 / 4);
       return true;
+    }
+    if (win && sideways) {
+      lns_from = std::move(better);
+      ++lns_sideways;
     }
     // Past about a hundred ops a move rarely completes within its budget:
     // start small again.
@@ -414,6 +428,7 @@ Counters PlanEngine::counters() const {
   c.add("dead_end_dives", m.dead_dives);
   c.add("lns_moves", m.lns_moves);
   c.add("lns_improvements", m.lns_wins);
+  c.add("lns_sideways", m.lns_sideways);
   c.add("placement_moves", m.place_moves);
   c.add("placement_improvements", m.place_wins);
   c.add("offers", m.offers);

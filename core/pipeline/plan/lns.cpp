@@ -161,8 +161,9 @@ std::vector<char> pick_neighbourhood(const PlanGraph& graph, const PlanSchedule&
 
 bool lns_move(const PlanGraph& graph, const PlanSchedule& schedule,
               const std::vector<char>& freed_in, int64_t nodes, PlanSchedule* better,
-              int64_t* nodes_used) {
+              int64_t* nodes_used, int64_t upper) {
   *nodes_used = 1 + graph.num_ops() / 8;
+  if (upper < 0) upper = schedule.makespan;
   // A pair is freed or kept whole.
   std::vector<char> freed = freed_in;
   if (!schedule.partner.empty()) {
@@ -180,7 +181,7 @@ bool lns_move(const PlanGraph& graph, const PlanSchedule& schedule,
   config.table_entries = 1 << 16;
   config.cheap_bound = true;
   ScheduleSearch search(restricted, config);
-  search.set_upper(schedule.makespan);
+  search.set_upper(upper);
   bool improved = false;
   while (!search.exhausted() && search.nodes() < nodes) {
     PlanSchedule found;
@@ -201,7 +202,7 @@ bool lns_move(const PlanGraph& graph, const PlanSchedule& schedule,
     for (int32_t i = 0; i < graph.num_ops(); ++i) {
       full.makespan = std::max(full.makespan, end_of(graph, full, i));
     }
-    if (full.makespan < schedule.makespan) {
+    if (full.makespan < upper) {
       if (check_plan(graph, full).empty()) {
         *better = std::move(full);
         improved = true;

@@ -29,8 +29,9 @@ std::vector<char> pick_neighbourhood(const PlanGraph& graph, const PlanSchedule&
                                      int32_t size, Rng* rng, int32_t* kind);
 
 // One LNS move: restricts, searches at most `nodes` nodes for a schedule
-// below schedule.makespan, and returns true with it in *better.
+// below `upper` (schedule.makespan when negative; above it, a schedule as
+// long as this one may come back), and returns true with it in *better.
 bool lns_move(const PlanGraph& graph, const PlanSchedule& schedule, const std::vector<char>& freed,
-              int64_t nodes, PlanSchedule* better, int64_t* nodes_used);
+              int64_t nodes, PlanSchedule* better, int64_t* nodes_used, int64_t upper = -1);
 
 }  // namespace shardlab::pipeline

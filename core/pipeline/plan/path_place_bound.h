@@ -13,6 +13,7 @@
 
 #include "core/pipeline/plan/bound.h"
 #include "core/pipeline/plan/graph.h"
+#include "core/pipeline/plan/place_bound_branch.h"
 
 namespace shardlab::pipeline {
 
@@ -29,42 +30,30 @@ class PathPlacementBound {
   void step(int64_t work, int64_t upper);
   // The least bound over the open and closed nodes, on the graph's grid: no
   // schedule under any placement ends earlier.
-  int64_t bound() const;
-  bool done() const { return done_; }
+  int64_t bound() const { return branching_.bound(); }
+  bool done() const { return branching_.done(); }
   int64_t evaluations() const { return evaluations_; }
 
  private:
-  struct Node {
-    int64_t bound;
-    int64_t id;
-    std::vector<int32_t> devices;  // per path group in order_, -1 when not placed
-  };
   int64_t evaluate(const std::vector<int32_t>& devices);
 
   const PlanGraph& graph_;
   bool useful_ = false;
   std::vector<int32_t> path_;          // ops of a longest path of one micro-batch
+  PlacementBranching branching_;       // over the free groups on the path, by first appearance
   std::vector<int64_t> copies_work_;   // per path op: work of it and its copies
   std::vector<int64_t> copies_by_op_;  // the same per op of the graph
   std::vector<int32_t> placed_;        // per path op: its device in a node, or -1
-  std::vector<int32_t> slot_;          // per path op: its group's index in order_, -1 fixed
-  std::vector<int32_t> order_;         // the free groups on the path, by first appearance
+  std::vector<int32_t> slot_;          // per path op: its group's index in the order, -1 fixed
   std::vector<int32_t> fixed_device_;  // per path op: its fixed group's device, else -1
-  // Per group in order_, then per device for the fixed groups on the path
-  // there: their ops not on the path and not copies of path ops, as jobs
-  // with the graph's heads and tails (they hold under every placement).
+  // Per group of the order, then per device for the fixed groups on the
+  // path there: their ops not on the path and not copies of path ops, as
+  // jobs with the graph's heads and tails (they hold under every placement).
   std::vector<std::vector<MachineJob>> other_jobs_;
-  std::vector<int32_t> twin_class_;
-  std::vector<char> fixed_used_;
-  std::vector<Node> open_;
   std::vector<MachineJob> jobs_;
   std::vector<std::pair<int64_t, int64_t>> heap_;
   std::vector<int64_t> head_, tail_;
-  int64_t closed_min_;
-  int64_t max_open_;
-  int64_t next_id_ = 0;
   int64_t evaluations_ = 0;
-  bool done_ = false;
 };
 
 }  // namespace shardlab::pipeline
