@@ -110,7 +110,7 @@ struct PlanEngine::Impl {
     for (int32_t rule = 0; cfg.initial_dives && rule < kRules; ++rule) dive(rule, 0.0);
     start_coupled();
     if (cfg.order_share > 0 && !infeasible) {
-      orders = std::make_unique<OrderSearch>(g);
+      orders = std::make_unique<OrderSearch>(g, cfg.symmetry);
       if (!orders->useful()) orders.reset();
     }
     if (cfg.placement_bound_share > 0 && !infeasible) {

@@ -14,8 +14,8 @@ namespace {
 constexpr int32_t kWindow = 6;         // positions a shift, join or swap looks across
 constexpr size_t kHistory = 50;        // late acceptance list length
 constexpr int64_t kSpread = 1 << 24;   // cost = makespan * kSpread + sum of device ends
-// Every kAdapt moves the penalty on memory above the caps doubles while the
-// current orders are above them, and halves back towards its base otherwise.
+// Every kAdapt moves, until a run has a schedule within the caps, the
+// penalty on memory above them doubles while the current orders are above.
 constexpr int64_t kAdapt = 1000;
 constexpr int64_t kMaxPenalty = int64_t{1} << 20;
 
@@ -53,7 +53,16 @@ struct OrderSearch::Impl {
   std::vector<int64_t> ready;
   std::vector<Entry> saved;
 
-  explicit Impl(const PlanGraph& graph) : g(graph) {
+  // Symmetry: ops of a class keep rank order on their device (the rule of
+  // plan/search.cpp, which the MIP's rows also assume), on every device
+  // whose order followed it at the start of the run.
+  bool symmetry = true;
+  std::vector<std::vector<int32_t>> members_of;
+  std::vector<char> ranked;  // per device: the rule is enforced there
+  std::vector<int32_t> next_rank;
+  std::vector<char> seen;
+
+  Impl(const PlanGraph& graph, bool sym) : g(graph), symmetry(sym) {
     const int32_t n = g.num_ops();
     dev_of.assign(n, -1);
     base.assign(g.devices, 0);
@@ -69,6 +78,36 @@ struct OrderSearch::Impl {
     ok = std::any_of(count.begin(), count.end(), [](int32_t c) { return c > 1; });
     slot_of.assign(n, -1);
     base_penalty = penalty = std::max<int64_t>(1, g.grid / 2);
+    members_of = g.class_members();
+    next_rank.assign(g.classes, 0);
+    seen.assign(n, 0);
+  }
+
+  // Whether device d's order starts every op of a class when all of lower
+  // rank have started, a W inside a pair aside (it may run ahead).
+  bool in_rank_order(int32_t d) {
+    bool ok = true;
+    int32_t m[3];
+    for (const Entry& s : seq[d]) {
+      const int32_t c = members(s, m);
+      for (int32_t k = 0; k < c; ++k) {
+        const PlanOp& op = g.ops[m[k]];
+        seen[m[k]] = 1;
+        if (op.sym_class < 0 || (k == 2)) continue;
+        int32_t& next = next_rank[op.sym_class];
+        if (op.sym_rank != next) ok = false;
+        const auto& list = members_of[op.sym_class];
+        while (next < static_cast<int32_t>(list.size()) && seen[list[next]]) ++next;
+      }
+    }
+    for (const Entry& s : seq[d]) {
+      const int32_t c = members(s, m);
+      for (int32_t k = 0; k < c; ++k) {
+        seen[m[k]] = 0;
+        if (g.ops[m[k]].sym_class >= 0) next_rank[g.ops[m[k]].sym_class] = 0;
+      }
+    }
+    return ok;
   }
 
   int32_t members(const Entry& s, int32_t out[3]) const {
@@ -211,6 +250,8 @@ struct OrderSearch::Impl {
     over.assign(g.devices, 0);
     over_total = 0;
     penalty = base_penalty;
+    ranked.assign(g.devices, 0);
+    for (int32_t d = 0; symmetry && d < g.devices; ++d) ranked[d] = in_rank_order(d);
     for (int32_t d = 0; d < g.devices; ++d) over_total += over[d] = excess(d);
     int64_t span = kNoCap;
     cur_cost = evaluate(&span);
@@ -315,19 +356,22 @@ struct OrderSearch::Impl {
     return true;
   }
 
-  // Strategic oscillation on the penalty; the costs are then re-measured.
+  // Until the run has a schedule within the caps, the penalty doubles while
+  // the current orders are above them; then it is back at its base for
+  // good. The costs are then re-measured.
   void adapt() {
     const int64_t was = penalty;
-    if (over_total > 0) {
+    if (best_ms < kNoCap) {
+      penalty = base_penalty;
+    } else if (over_total > 0) {
       penalty = std::min(kMaxPenalty, 2 * penalty);
-    } else {
-      penalty = std::max(base_penalty, penalty / 2);
     }
     if (penalty == was) return;
     int64_t span = 0;
     cur_cost = evaluate(&span);
     hist.assign(history, cur_cost);
   }
+
 
   bool run(int64_t budget, int64_t upper, Rng* rng, PlanSchedule* found) {
     if (!started) return false;
@@ -338,7 +382,7 @@ struct OrderSearch::Impl {
       const int32_t d = static_cast<int32_t>(rng->below(g.devices));
       if (seq[d].size() < 2) continue;
       saved = seq[d];
-      if (!mutate(d, rng)) {
+      if (!mutate(d, rng) || (ranked[d] && !in_rank_order(d))) {
         seq[d].swap(saved);
         continue;
       }
@@ -371,7 +415,8 @@ struct OrderSearch::Impl {
   }
 };
 
-OrderSearch::OrderSearch(const PlanGraph& graph) : impl_(std::make_unique<Impl>(graph)) {}
+OrderSearch::OrderSearch(const PlanGraph& graph, bool symmetry)
+    : impl_(std::make_unique<Impl>(graph, symmetry)) {}
 OrderSearch::~OrderSearch() = default;
 bool OrderSearch::useful() const { return impl_->ok; }
 void OrderSearch::reset(const PlanSchedule& schedule) { impl_->reset(schedule); }

@@ -24,7 +24,9 @@ namespace shardlab::pipeline {
 
 class OrderSearch {
  public:
-  explicit OrderSearch(const PlanGraph& graph);
+  // With `symmetry`, the ops of a class keep rank order on every device
+  // whose order followed it when the run started (plan/search.cpp's rule).
+  explicit OrderSearch(const PlanGraph& graph, bool symmetry = true);
   ~OrderSearch();
   OrderSearch(const OrderSearch&) = delete;
   OrderSearch& operator=(const OrderSearch&) = delete;
