@@ -280,7 +280,6 @@ struct PlanEngine::Impl {
   }
   const std::string& result_source() const { return &result() == &shadow ? kOrders : source; }
 
-
   bool dive(int32_t rule, double noise) {
     PlanSchedule found;
     int64_t used = 0;
@@ -394,7 +393,6 @@ struct PlanEngine::Impl {
     if (lns_size > std::min<int64_t>(96, std::max<int64_t>(8, g.num_ops()))) lns_size = 8;
     return false;
   }
-
 
   bool step(int64_t work) {
     if (finished()) return false;

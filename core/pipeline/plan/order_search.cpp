@@ -11,9 +11,9 @@
 namespace shardlab::pipeline {
 namespace {
 
-constexpr int32_t kWindow = 6;         // positions a shift, join or swap looks across
-constexpr size_t kHistory = 50;        // late acceptance list length
-constexpr int64_t kSpread = 1 << 24;   // cost = makespan * kSpread + sum of device ends
+constexpr int32_t kWindow = 6;        // positions a shift, join or swap looks across
+constexpr size_t kHistory = 50;       // late acceptance list length
+constexpr int64_t kSpread = 1 << 24;  // cost = makespan * kSpread + sum of device ends
 // Every kAdapt moves, until a run has a schedule within the caps, the
 // penalty on memory above them doubles while the current orders are above.
 constexpr int64_t kAdapt = 1000;
@@ -371,7 +371,6 @@ struct OrderSearch::Impl {
     cur_cost = evaluate(&span);
     hist.assign(history, cur_cost);
   }
-
 
   bool run(int64_t budget, int64_t upper, Rng* rng, PlanSchedule* found) {
     if (!started) return false;
