@@ -109,6 +109,7 @@ struct Planner::Impl {
     config.improver_share = options.improver_share;
     config.dive_share = options.dive_share;
     config.restart_nodes = options.restart_nodes;
+    config.order_share = options.order_share;
     heft_only = options.heft_only != 0;
     config.initial_dives = !heft_only;
     std::vector<Published> published;

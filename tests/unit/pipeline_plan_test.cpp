@@ -15,6 +15,7 @@
 #include "core/pipeline/plan/bound.h"
 #include "core/pipeline/plan/engine.h"
 #include "core/pipeline/plan/graph.h"
+#include "core/pipeline/plan/order_search.h"
 #include "core/pipeline/plan/problem.h"
 #include "core/pipeline/plan/relax.h"
 #include "core/pipeline/plan/search.h"
@@ -773,6 +774,87 @@ TEST_CASE("pipeline plan: bounds are rounded up to the time grid") {
   REQUIRE(g.finalize().is_ok());
   CHECK(g.grid == 1);
   CHECK(g.on_grid(5) == 5);
+}
+
+TEST_CASE("pipeline plan: local search on device orders goes past DualPipe's lock step") {
+  // DualPipe's example at 4 ranks: 8 micro-batches, F = B = W = 1, cap
+  // PP+1 = 5, comm 0.25. After 20,000 nodes the planner without the order
+  // search (plan/order_search.h) ends at 23.25 (F&B 2) and 24.75 (F&B
+  // 2.5), its neighbourhood search keeping DualPipe's order outside each
+  // window; with it, at 23 and 24.5, under the same cap.
+  struct Case {
+    double fb, without, with;
+  };
+  for (const Case c : {Case{2, 23.25, 23}, Case{2.5, 24.75, 24.5}}) {
+    Problem problem = uniform_stages(4, 8, 1, 1, 1, 5);
+    problem.stages[0].fb = c.fb;
+    problem.comm = 0.25;
+    problem.placement.kind = PlacementKind::kBidirectional;
+    Result<Expansion> e = expand(problem, Placement());
+    REQUIRE(e.is_ok());
+    const double scale = static_cast<double>(e.value().time_scale);
+    PlannerOptions off;
+    off.order_share = 0;
+    const Run before = run_planner(problem, off, 20000);
+    const Run after = run_planner(problem, PlannerOptions(), 20000);
+    INFO("F&B " << c.fb);
+    CHECK(before.makespan == static_cast<int64_t>(c.without * scale));
+    CHECK(after.makespan == static_cast<int64_t>(c.with * scale));
+    CHECK(after.bound <= after.makespan);
+    CHECK(check_schedule(e.value(), after.best).valid);
+    const Metrics metrics = measure(e.value(), after.best);
+    for (int32_t d = 0; d < 4; ++d) CHECK(metrics.peak_activation[d] <= 5);
+  }
+}
+
+TEST_CASE("pipeline plan: the order search reports only schedules within the caps") {
+  // Started from a schedule above the cap (the uncapped problem's, on the
+  // same ops), it searches through orders above the cap at a penalty and
+  // reports only those within it; every one passes the checker.
+  Problem capped = uniform_stages(4, 8, 1, 1, 1, 4);
+  capped.stages[0].fb = 2.5;
+  capped.comm = 0.5;
+  capped.placement.kind = PlacementKind::kBidirectional;
+  Problem free = capped;
+  free.mem_cap.clear();
+  Result<Expansion> e = expand(capped, Placement());
+  Result<Expansion> ef = expand(free, Placement());
+  REQUIRE(e.is_ok());
+  REQUIRE(ef.is_ok());
+  Result<PlanGraph> g = plan_graph_of(e.value());
+  Result<PlanGraph> gf = plan_graph_of(ef.value());
+  REQUIRE(g.is_ok());
+  REQUIRE(gf.is_ok());
+  OrderSearch uncapped(gf.value());
+  REQUIRE(uncapped.useful());
+  Result<Generated> dualpipe = generate(free, "DualPipe");
+  REQUIRE(dualpipe.is_ok());
+  Result<Timeline> t = simulate(dualpipe.value().expansion, dualpipe.value().order);
+  REQUIRE(t.is_ok());
+  Result<PlanSchedule> start = plan_schedule_of(ef.value(), gf.value(), t.value());
+  REQUIRE(start.is_ok());
+  uncapped.reset(start.value());
+  Rng rng(3);
+  PlanSchedule over;
+  REQUIRE(uncapped.run(20000, start.value().makespan, &rng, &over));
+  CHECK(check_plan(gf.value(), over) == "");
+  CHECK(check_plan(g.value(), over).find("memory") != std::string::npos);
+  OrderSearch search(g.value());
+  search.reset(over);
+  CHECK(search.started());
+  CHECK(search.best_makespan() >= kNoCap);  // no schedule within the cap yet
+  int32_t reported = 0;
+  int64_t upper = kNoCap;
+  for (int32_t k = 0; k < 20; ++k) {
+    PlanSchedule found;
+    if (!search.run(2000, upper, &rng, &found)) continue;
+    ++reported;
+    CHECK(found.makespan < upper);
+    CHECK(check_plan(g.value(), found) == "");
+    upper = found.makespan;
+  }
+  CHECK(reported > 0);
+  CHECK(search.best_makespan() == upper);
 }
 
 TEST_CASE("pipeline plan: the same seed and work give the same schedule") {

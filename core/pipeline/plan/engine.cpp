@@ -15,6 +15,7 @@
 
 #include "core/pipeline/plan/bound.h"
 #include "core/pipeline/plan/lns.h"
+#include "core/pipeline/plan/order_search.h"
 #include "core/pipeline/plan/path_place_bound.h"
 #include "core/pipeline/plan/place.h"
 #include "core/pipeline/plan/place_bound.h"
@@ -27,6 +28,12 @@ namespace {
 
 constexpr int32_t kRules = 3;
 constexpr int64_t kLnsNodes = 8;  // LNS nodes per unit of work
+// Order-search moves per unit of work: a move times every slot once, a
+// quarter to a sixth of what a search node costs on the same graph.
+constexpr int64_t kOrderMovesPerNode = 4;
+// Order-search moves without a new best of the run before it starts again
+// from the incumbent.
+constexpr int64_t kOrderStall = 100000;
 
 }  // namespace
 
@@ -67,6 +74,18 @@ struct PlanEngine::Impl {
   std::unique_ptr<PlacementBound> placement_bound;
   double credit_placement_bound = 0;
 
+  // Local search on device orders (fixed placements), with its own stream.
+  std::unique_ptr<OrderSearch> orders;
+  Rng order_rng;
+  double credit_order = 0;
+  int64_t order_moves = 0, order_wins = 0, order_restarts = 0;
+  // The order search's best when better than `best`. Every other technique
+  // works from `best` alone, so they do exactly what they do without the
+  // order search and the engine's answer is never worse than theirs (its
+  // schedules are poor starts for the neighbourhood search's windows).
+  PlanSchedule shadow;
+  const std::string kOrders = "orders";
+
   double credit_prover = 0, credit_improver = 0, credit_dive = 0, credit_lns = 0;
   int64_t dead_dives = 0;
   int64_t nodes = 0, dives = 0, lns_moves = 0, lns_wins = 0, offers = 0, bound_raises = 0;
@@ -77,7 +96,10 @@ struct PlanEngine::Impl {
   int64_t lns_sideways = 0;
 
   Impl(PlanGraph graph, const EngineConfig& config)
-      : g(std::move(graph)), cfg(config), rng(config.seed) {
+      : g(std::move(graph)),
+        cfg(config),
+        rng(config.seed),
+        order_rng(config.seed ^ 0x6f72646572ULL) {
     lb = root_bound(g);
     // Probes step on the time grid: no makespan lies between two points of it.
     prover.step = improver.step = g.grid;
@@ -89,6 +111,10 @@ struct PlanEngine::Impl {
     // Deterministic dives with each rule give the first incumbents.
     for (int32_t rule = 0; cfg.initial_dives && rule < kRules; ++rule) dive(rule, 0.0);
     start_coupled();
+    if (cfg.order_share > 0 && !infeasible) {
+      orders = std::make_unique<OrderSearch>(g, cfg.symmetry);
+      if (!orders->useful()) orders.reset();
+    }
     if (cfg.placement_bound_share > 0 && !infeasible) {
       path_placement_bound = std::make_unique<PathPlacementBound>(g);
       if (path_placement_bound->useful()) {
@@ -147,6 +173,7 @@ struct PlanEngine::Impl {
     if (!delays) return;
     EngineConfig sub = cfg;
     sub.coupled_share = 0;  // no relaxation of the relaxation
+    sub.order_share = 0;    // a prover only
     sub.prover_share = 1.0;
     sub.improver_share = sub.dive_share = 0;
     sub.table_entries = cfg.table_entries / 4;  // up to four of them beside this one
@@ -193,6 +220,31 @@ struct PlanEngine::Impl {
     return false;
   }
 
+  // The order search's share of a step: it starts from the incumbent, and
+  // again from it when its run has stalled (not when another technique
+  // finds a better schedule: its run goes on where it is).
+  bool step_orders(int64_t work) {
+    credit_order += cfg.order_share * work;
+    if (credit_order < 1 || result().empty()) return false;
+    const auto units = static_cast<int64_t>(credit_order);
+    credit_order -= static_cast<double>(units);
+    const int64_t moves = units * kOrderMovesPerNode;
+    if (!orders->started() || orders->stalled() > kOrderStall) {
+      orders->reset(result());
+      ++order_restarts;
+      if (!orders->started()) return false;
+    }
+    PlanSchedule found;
+    const int64_t before = orders->moves();
+    const bool hit = orders->run(moves, result().makespan, &order_rng, &found);
+    order_moves += orders->moves() - before;
+    if (hit && take_shadow(found)) {
+      ++order_wins;
+      return true;
+    }
+    return false;
+  }
+
   SearchConfig search_config(int32_t rule, double noise) {
     SearchConfig sc;
     sc.symmetry = cfg.symmetry;
@@ -204,7 +256,7 @@ struct PlanEngine::Impl {
     return sc;
   }
 
-  bool finished() const { return infeasible || (!best.empty() && lb >= best.makespan); }
+  bool finished() const { return infeasible || (!result().empty() && lb >= result().makespan); }
 
   bool take(const PlanSchedule& s, const char* who) {
     if (!best.empty() && s.makespan >= best.makespan) return false;
@@ -214,6 +266,21 @@ struct PlanEngine::Impl {
     diver->set_upper(s.makespan);
     return true;
   }
+
+  // The order search's schedules are kept apart (see `shadow`).
+  bool take_shadow(const PlanSchedule& s) {
+    if (!result().empty() && s.makespan >= result().makespan) return false;
+    if (!check_plan(g, s).empty()) return false;
+    shadow = s;
+    return true;
+  }
+
+  // The engine's answer: the better of the two incumbents.
+  const PlanSchedule& result() const {
+    const bool own = !shadow.empty() && (best.empty() || shadow.makespan < best.makespan);
+    return own ? shadow : best;
+  }
+  const std::string& result_source() const { return &result() == &shadow ? kOrders : source; }
 
   bool dive(int32_t rule, double noise) {
     PlanSchedule found;
@@ -353,6 +420,7 @@ struct PlanEngine::Impl {
     credit_lns += lns_share * work;
     if (coupled_running()) improved |= step_coupled(work);
     if (placement_bounds_open()) improved |= step_placement_bound(work);
+    if (orders) improved |= step_orders(work);
     if (credit_prover >= 1) {
       const int64_t b = static_cast<int64_t>(credit_prover);
       credit_prover -= b;
@@ -401,16 +469,16 @@ PlanEngine::~PlanEngine() = default;
 const PlanGraph& PlanEngine::graph() const { return impl_->g; }
 bool PlanEngine::step(int64_t work) { return impl_->step(work); }
 bool PlanEngine::finished() const { return impl_->finished(); }
-const PlanSchedule& PlanEngine::best() const { return impl_->best; }
+const PlanSchedule& PlanEngine::best() const { return impl_->result(); }
 int64_t PlanEngine::lower_bound() const {
-  if (impl_->best.empty()) return impl_->lb;
-  return std::min(impl_->lb, impl_->best.makespan);
+  if (impl_->result().empty()) return impl_->lb;
+  return std::min(impl_->lb, impl_->result().makespan);
 }
 bool PlanEngine::offer(const PlanSchedule& schedule, const char* source) {
   ++impl_->offers;
   return impl_->take(schedule, source);
 }
-const std::string& PlanEngine::best_source() const { return impl_->source; }
+const std::string& PlanEngine::best_source() const { return impl_->result_source(); }
 
 Counters PlanEngine::counters() const {
   const Impl& m = *impl_;
@@ -431,6 +499,9 @@ Counters PlanEngine::counters() const {
   c.add("lns_sideways", m.lns_sideways);
   c.add("placement_moves", m.place_moves);
   c.add("placement_improvements", m.place_wins);
+  c.add("order_moves", m.order_moves);
+  c.add("order_improvements", m.order_wins);
+  c.add("order_restarts", m.order_restarts);
   c.add("offers", m.offers);
   c.add("coupled_nodes", m.coupled_nodes);
   int64_t coupled_bound = -1;
@@ -442,7 +513,7 @@ Counters PlanEngine::counters() const {
   c.add("placement_bound_open", m.placement_bound ? m.placement_bound->open() : int64_t{0});
   c.add("path_placement_bound_evaluations",
         m.path_placement_bound ? m.path_placement_bound->evaluations() : int64_t{0});
-  c.add("best_source", m.source);
+  c.add("best_source", m.result_source());
   return c;
 }
 

@@ -10,6 +10,8 @@
 //   - large neighbourhood search: some ops are freed, the others keep their
 //     device and order, and the search improves the incumbent inside
 //     (plan/lns.cpp);
+//   - with a fixed placement, late acceptance hill climbing on the device
+//     orders with memory as a constraint (plan/order_search.h);
 //   - with pairs and delays, provers on two-device relaxations (plan/relax.h)
 //     whose bounds hold here;
 //   - with free groups and no pairs, branchings over placements whose
@@ -54,6 +56,11 @@ struct EngineConfig {
   // top of the step's work like the coupled bound's, until their bounds are
   // final; 0 turns them off.
   double placement_bound_share = 0.25;
+  // Share of the work for local search on device orders (plan/order_search.h)
+  // on graphs with a fixed placement, on top of the step's work like the
+  // coupled bound's (its own random stream, so the other techniques do the
+  // same as without it); 0 turns it off.
+  double order_share = 0.3;
 };
 
 class PlanEngine {
