@@ -236,6 +236,14 @@ test('pipeline planner: the stuck worker is replaced after the tab shows the sto
   await page.context().close();
 });
 
+// The plan tab planning, with its plan evaluated early (the worker is then in its why-not rows).
+async function planEvaluated(page) {
+  await waitStatus(page, 'planning', 120000, 'plan');
+  await page.waitForFunction(
+      () => globalThis.shardlabPlan.done && globalThis.shardlabPlan.done.early, null,
+      {polling: 50, timeout: 120000});
+}
+
 // Data-runs (plan) or data-solves (teach) past `n`: the stopped run's views are shown.
 function waitCount(page, lab, attribute, n) {
   return page.waitForFunction(
@@ -274,10 +282,7 @@ test('plan: a Stop shows the evaluated plan at once while the worker is stuck', 
       await holdGrace(context, STOP_GRACE_MS);
     }
   });
-  await waitStatus(page, 'planning', 120000, 'plan');
-  await page.waitForFunction(
-      () => globalThis.shardlabPlan.done && globalThis.shardlabPlan.done.early, null,
-      {polling: 50, timeout: 120000});
+  await planEvaluated(page);
   const runs = Number(await page.getAttribute('#lab-plan', 'data-runs') || 0);
   await page.click('[data-testid=plan-stop]');
   // Before, the run waited for the grace after the stop: never, here.
@@ -303,10 +308,7 @@ test('plan: the stuck worker is replaced after the stop, with the same inputs', 
       await recordSpawns(context);
     }
   });
-  await waitStatus(page, 'planning', 120000, 'plan');
-  await page.waitForFunction(
-      () => globalThis.shardlabPlan.done && globalThis.shardlabPlan.done.early, null,
-      {polling: 50, timeout: 120000});
+  await planEvaluated(page);
   const runs = Number(await page.getAttribute('#lab-plan', 'data-runs') || 0);
   await page.click('[data-testid=plan-stop]');
   await waitCount(page, 'plan', 'runs', runs);

@@ -90,6 +90,21 @@ async function soon(promise) {
   return value;
 }
 
+/**
+ * Stops `c`'s `run` with the grace timer held back. Returns what the run
+ * resolved to within the stop's own task (done, else null) and the held
+ * timers (calling one lets the grace pass).
+ */
+async function stopHeld(c, run) {
+  const timers = holdTimers(STOP_GRACE_MS);
+  try {
+    c.stop();
+    return {done: await soon(run), held: timers.held};
+  } finally {
+    timers.restore();
+  }
+}
+
 // A client whose worker's session holds a model, a cluster and a training.
 async function client() {
   fakes.length = 0;
@@ -114,17 +129,10 @@ test('a stop once the plan is evaluated ends the run at once with that plan', as
   };
   const run = c.plan({}, 600);
   await sleep(10);
-  const timers = holdTimers(STOP_GRACE_MS);
-  let done;
-  try {
-    c.stop();
-    done = await soon(run);
-    assert.ok(done, 'resolved within the stop\'s task');
-    assert.equal(timers.held.length, 1, 'the worker has the grace to end its run');
-    timers.held[0]();  // the grace passes without an answer
-  } finally {
-    timers.restore();
-  }
+  const {done, held} = await stopHeld(c, run);
+  assert.ok(done, 'resolved within the stop\'s task');
+  assert.equal(held.length, 1, 'the worker has the grace to end its run');
+  held[0]();  // the grace passes without an answer
   assert.equal(done.reason, 'stopped');
   assert.equal(done.result.plan.step_s, 12, 'the evaluated plan is kept');
   assert.equal(done.megatron, '--tensor-model-parallel-size 2');
@@ -154,21 +162,14 @@ test(
       script.plan = (fake, req) => fake.send(reply(MSG.PROGRESS, req.id, {record: record(12)}));
       const run = c.plan({}, 600);
       await sleep(10);
-      const timers = holdTimers(STOP_GRACE_MS);
-      let done;
-      try {
-        c.stop();
-        done = await soon(run);
-      } finally {
-        timers.restore();
-      }
+      const {done, held} = await stopHeld(c, run);
       assert.ok(done, 'resolved within the stop\'s task');
       assert.equal(done.reason, 'stopped');
       assert.equal(done.result, null, 'no evaluated plan yet');
       const later = await done.later;  // the worker ends its slice 5 ms later
       assert.equal(later.reason, 'stopped');
       assert.equal(later.result.plan.step_s, 12, 'its best plan comes with its answer');
-      timers.held.forEach((fn) => fn());  // the grace passes: the worker had answered
+      held.forEach((fn) => fn());  // the grace passes: the worker had answered
       await sleep(10);
       assert.equal(fakes.length, 1, 'a worker that answered is kept');
       assert.equal(fakes[0].terminated, false);
