@@ -11,7 +11,8 @@
 // a long synchronous step (a presolve, a planner's start, a plan's
 // evaluation); the run's late messages still arrive and are kept, and a
 // worker that has not ended its run within STOP_GRACE_MS (at once when it
-// announced such a step: progress {busy}) is replaced.
+// announced such a step: progress {busy}) is replaced. StoppableRuns runs
+// a client's runs one after another.
 import {MSG, request} from './protocol.mjs';
 import {fromError, ShardLabError} from './result.mjs';
 
@@ -88,6 +89,41 @@ export function stoppable(
   const result = Promise.race([own, onStop]);
   result.settled = settled;
   return result;
+}
+
+/**
+ * One client's runs, one after another: start() is stoppable() for the run
+ * that body() makes once the last run has settled (ended, or its worker
+ * was replaced after a stop), so a run never meets the last one's worker
+ * still inside its step. The wait is part of the run: a stop during it
+ * ends the run, body() is then never called, and nothing is replaced
+ * (the run has reached no worker yet).
+ */
+export class StoppableRuns {
+  constructor() {
+    this.last = null;  // the last run's `settled`
+  }
+
+  /** Resolves once the last run has settled. */
+  settled() {
+    return this.last || Promise.resolve();
+  }
+
+  start(body, signal, {replace, busy = () => false, ...options}) {
+    const previous = this.last;
+    let waiting = previous !== null;
+    const run = !waiting ? body() : previous.then(() => {
+      waiting = false;
+      return signal.fired ? undefined : body();
+    });
+    const result = stoppable(run, signal, {
+      ...options,
+      replace: () => waiting || replace(),
+      busy: () => !waiting && busy(),
+    });
+    this.last = result.settled;
+    return result;
+  }
 }
 
 /** A promise that resolves in a later task (after what the page shows now). */

@@ -372,6 +372,41 @@ test('a stop while the planner announced its start does not wait the grace', asy
       fakes[1].requests.map((r) => r.op), [OP.OPEN], 'a fresh one reopens the problem');
 });
 
+// The next run waits for the stopped one's worker to be replaced; a Stop
+// in that wait ends the next run too, before it reaches the new worker.
+test('a stop while the last stopped run\'s worker is being replaced is not lost', async () => {
+  fakes.length = 0;
+  script.open = (fake, req) => fake.send(
+      reply(MSG.DONE, req.id, {session: 1, normalized: req.text, list: [], schedules: {}}));
+  script.plan = (fake, req) => {  // then inside a slice that never ends
+    fake.send(reply(MSG.INCUMBENT, req.id, {schedule: schedule(12), record: record(9, 0, 12)}));
+    fake.deaf = true;
+  };
+  const client = plannerClient();
+  await client.sessions.open('{"devices": 2}', 'dualpipe.json');
+  const first = client.plan({}, 60);
+  await sleep(10);
+  const timers = holdTimers(STOP_GRACE_MS);
+  let second;
+  try {
+    client.stop();
+    assert.equal((await first).reason, 'stopped');
+    second = client.plan({}, 60);
+    client.stop();
+    assert.equal(fakes[0].terminated, false, 'the grace has not passed');
+    for (const fn of timers.held) fn();
+  } finally {
+    timers.restore();
+  }
+  const late = sleep(500).then(() => ({reason: 'still running'}));
+  assert.equal((await Promise.race([second, late])).reason, 'stopped');
+  await sleep(10);
+  assert.equal(fakes[0].terminated, true, 'the stuck worker is ended');
+  assert.equal(fakes.length, 2, 'replaced once');
+  assert.deepEqual(
+      fakes[1].requests.map((r) => r.op), [OP.OPEN], 'the stopped run never reached it');
+});
+
 test('the MIP client maps columns by name, and a stop keeps the last incumbent', async () => {
   fakes.length = 0;
   const got = [];

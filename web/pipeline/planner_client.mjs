@@ -6,7 +6,7 @@
 // planner's progress record (core/progress.h). lab.mjs drives it;
 // tests/web/pipeline_clients.test.mjs runs it against a fake worker.
 import {MSG, OP} from '../protocol.mjs';
-import {stoppable, stopSignal} from '../worker_client.mjs';
+import {StoppableRuns, stopSignal} from '../worker_client.mjs';
 
 import {ScheduleEntry} from './session_client.mjs';
 
@@ -21,6 +21,7 @@ export class PlannerClient {
     this.sessions = sessions;
     this.handlers = handlers;
     this.running = null;
+    this.runs = new StoppableRuns();
     this.stopAsked = false;
     this.reset(null);
   }
@@ -100,12 +101,10 @@ export class PlannerClient {
    * worker that has not ended its run within STOP_GRACE_MS (a large
    * problem's offers or planner start), or at once when it announced that
    * step, is replaced (SessionClient.respawn()); the next run waits for
-   * that (this.settling).
+   * that (this.runs).
    */
   async plan(options, timeLimitS, offers = []) {
     if (this.running) throw new Error('the planner is already running');
-    if (this.settling) await this.settling;
-    this.settling = null;
     this.stopAsked = false;
     const signal = stopSignal();
     this.signal = signal;
@@ -114,7 +113,7 @@ export class PlannerClient {
     this.baseS = this.elapsedS;
     let planning = null;  // {handle, id} of the PLAN once sent
     let stopped = false;  // ended by the stop: the clock is the stop's
-    const run = (async () => {
+    const run = async () => {
       await sessions.ready();
       // Entries go by reference or as bytes: never decoded on the page.
       const carried = this.best ? [this.best, ...offers] : offers;
@@ -129,8 +128,8 @@ export class PlannerClient {
       if (stopped) return null;
       this.elapsedS = this.baseS + done.elapsedS;
       return {reason: done.reason, elapsedS: this.elapsedS};
-    })();
-    this.running = stoppable(run, signal, {
+    };
+    this.running = this.runs.start(run, signal, {
       stopped: () => {
         stopped = true;
         this.elapsedS = this.baseS + (this.record ? this.record.elapsedS : 0);
@@ -147,7 +146,6 @@ export class PlannerClient {
           (planning !== null && planning.id !== undefined && planning.handle === sessions.handle &&
            planning.handle.unheard(planning.id)),
     });
-    this.settling = this.running.settled;
     try {
       return await this.running;
     } finally {

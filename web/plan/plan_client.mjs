@@ -8,7 +8,7 @@
 // (worker_client.mjs stoppable); a worker that has not ended its run within
 // STOP_GRACE_MS is replaced by one holding the same inputs.
 import {MSG, OP} from '../protocol.mjs';
-import {nextTask, stoppable, stopSignal, WorkerHandle} from '../worker_client.mjs';
+import {nextTask, StoppableRuns, stopSignal, WorkerHandle} from '../worker_client.mjs';
 
 // A worker's answer as plan() resolves it: the plan JSON parsed too.
 const answer = (done) => ({...done, text: done.json, result: JSON.parse(done.json)});
@@ -25,7 +25,7 @@ export class PlanClient {
     this.handle = null;
     this.inputs = {};  // what the session holds: the OPEN that gives a new worker the same
     this.running = null;
-    this.settling = null;  // the last run's end, or its worker's replacement
+    this.runs = new StoppableRuns();
     this.stopAsked = false;
     this.signal = null;
     this.early = null;  // the running search's evaluated plan, once the worker sent it
@@ -84,18 +84,21 @@ export class PlanClient {
    */
   async plan(options, timeLimitS) {
     if (this.running) throw new Error('the plan lab is already planning');
-    if (this.settling) await this.settling;
-    this.settling = null;
     this.stopAsked = false;
     this.early = null;
     const signal = stopSignal();
     this.signal = signal;
     const startedMs = performance.now();
-    const call = this.worker().call(OP.PLAN, {options, timeLimitS});
-    const running = stoppable(call.then(answer), signal, {
+    let answered = null;  // the worker's answer, once the PLAN is sent
+    const run = () => {
+      answered = this.worker().call(OP.PLAN, {options, timeLimitS}).then(answer);
+      return answered;
+    };
+    const running = this.runs.start(run, signal, {
       stopped: () => {
         if (!this.early) {
-          return {reason: 'stopped', result: null, later: call.then(answer, () => null)};
+          const later = answered ? answered.catch(() => null) : Promise.resolve(null);
+          return {reason: 'stopped', result: null, later};
         }
         const elapsedS = (performance.now() - startedMs) / 1000;
         return answer(
@@ -104,7 +107,6 @@ export class PlanClient {
       replace: () => this.respawn(),
     });
     this.running = running;
-    this.settling = running.settled;
     try {
       return await running;
     } finally {

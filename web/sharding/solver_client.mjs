@@ -5,7 +5,7 @@
 // bound and trace that lab.mjs shows and downloads, and each worker's last
 // progress record (stats[i]: {record, stats: its counters, elapsedS, ...}).
 import {MSG, OP} from '../protocol.mjs';
-import {nextTask, stoppable, stopSignal, WorkerHandle} from '../worker_client.mjs';
+import {nextTask, StoppableRuns, stopSignal, WorkerHandle} from '../worker_client.mjs';
 
 const better = (a, b) => b === null || BigInt(a) < BigInt(b);  // decimal cost strings
 
@@ -23,7 +23,8 @@ export class SolverClient {
     this.url = workerUrl;
     this.handlers = handlers;
     this.workers = [];
-    this.model = null;       // exported fields, kept for workers added later
+    this.model = null;  // exported fields, kept for workers added later
+    this.runs = new StoppableRuns();
     this.stopAsked = false;  // stop() was called since the last start()
     this.reset();
     this.resize(count);
@@ -76,7 +77,7 @@ export class SolverClient {
    * plan. The old worker ends now (its messages end with it); the new one is
    * made in a later task, after the page has shown the stop (a worker's
    * start, and its wasm compiling beside the page, must not delay that), and
-   * start(), load() and offer() wait for it (replaced()). The model is
+   * start(), load() and offer() wait for it (this.runs, replaced()). The model is
    * copied to it only when it is next used (modelReady()): copying a large
    * model blocks the page for tens of milliseconds.
    */
@@ -98,8 +99,8 @@ export class SolverClient {
    * Resolves once the last run has ended, or its workers still inside a
    * step after its stop were replaced, and the replacements exist.
    */
-  async replaced(settling = this.settling) {
-    if (settling) await settling;
+  async replaced() {
+    await this.runs.settled();
     if (this.replacing) await this.replacing;
   }
 
@@ -177,7 +178,7 @@ export class SolverClient {
     if (better(cost, this.best && this.best.cost)) {
       this.best = {cost, plan, engine: -1, seconds: this.elapsedS};
     }
-    await this.replaced(null);  // (offered inside a run too: start()'s carry)
+    if (this.replacing) await this.replacing;  // (offered inside a run too: start()'s carry)
     await Promise.all(this.workers.map(
         (w) => this.modelReady(w).then(() => w.call(OP.OFFER, {plan: plan.slice()}))));
   }
@@ -213,9 +214,8 @@ export class SolverClient {
       // The offer and the workers' start-up are inside the race too: a
       // worker still finishing a stopped run answers them only afterwards.
       const pending = new Map();  // workers whose START has not answered: its id
-      const previous = this.settling;
-      const run = (async () => {
-        await this.replaced(previous);
+      const run = async () => {
+        if (this.replacing) await this.replacing;
         if (carry) await this.offer(carry.plan, carry.cost);
         await Promise.all(this.workers.map((w) => this.modelReady(w)));
         if (this.stopAsked || signal.fired)
@@ -232,8 +232,8 @@ export class SolverClient {
           pending.set(handle, call.id);
           return call;
         }));
-      })();
-      const running = stoppable(run, signal, {
+      };
+      const running = this.runs.start(run, signal, {
         // The run's clock at the stop (the workers' own clocks count the
         // same time), so the stored record of a stopped run is newer than
         // those written while it ran.
@@ -253,7 +253,6 @@ export class SolverClient {
         busy: () => pending.size > 0 &&
             [...pending].every(([handle, id]) => handle.busy || handle.unheard(id)),
       });
-      this.settling = running.settled;
       const done = await running;
       this.elapsedS = Math.max(baseS, ...done.map((d) => d.elapsedS));
       return done.map((d) => d.reason);
