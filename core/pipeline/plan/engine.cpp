@@ -84,7 +84,7 @@ struct PlanEngine::Impl {
   // order search and the engine's answer is never worse than theirs (its
   // schedules are poor starts for the neighbourhood search's windows).
   PlanSchedule shadow;
-  const std::string kOrders = "orders";
+  static inline const std::string kOrders = "orders";
 
   double credit_prover = 0, credit_improver = 0, credit_dive = 0, credit_lns = 0;
   int64_t dead_dives = 0;
@@ -258,9 +258,13 @@ struct PlanEngine::Impl {
 
   bool finished() const { return infeasible || (!result().empty() && lb >= result().makespan); }
 
+  // Whether `s` is a valid schedule shorter than `than` (or than nothing).
+  bool improves(const PlanSchedule& s, const PlanSchedule& than) const {
+    return (than.empty() || s.makespan < than.makespan) && check_plan(g, s).empty();
+  }
+
   bool take(const PlanSchedule& s, const char* who) {
-    if (!best.empty() && s.makespan >= best.makespan) return false;
-    if (!check_plan(g, s).empty()) return false;
+    if (!improves(s, best)) return false;
     best = s;
     source = who;
     diver->set_upper(s.makespan);
@@ -269,8 +273,7 @@ struct PlanEngine::Impl {
 
   // The order search's schedules are kept apart (see `shadow`).
   bool take_shadow(const PlanSchedule& s) {
-    if (!result().empty() && s.makespan >= result().makespan) return false;
-    if (!check_plan(g, s).empty()) return false;
+    if (!improves(s, result())) return false;
     shadow = s;
     return true;
   }
