@@ -1,14 +1,16 @@
 // The teaching lab's JavaScript surface (its own EMSCRIPTEN_BINDINGS block):
 // model text in; the generated instance, the explanation or the whole solve
-// out, in the one result shape (wasm/result.h). The page generates an
-// instance here, solves the bytes with the sharding lab's SolverClient (the
-// same workers as any instance), and comes back for the explanation.
+// out, in the one result shape (wasm/result.h). The page has a worker of its
+// own generate an instance here, solves the bytes with the sharding lab's
+// SolverClient (the same workers as any instance), and comes back to that
+// worker for the explanation.
 //
 // Call chain:
-//   web/teach/lab.mjs ── teachGenerate(model text) ──> core/teach/teach.h (generate,
-//        │                                              instance_json, sidecar_json)
-//        ├── web/sharding/solver_client.mjs ({kind: 'bytes'}) ── web/sharding/worker.js
+//   web/teach/lab.mjs ── teach() ── web/sharding/worker.js (OP.TEACH, its own worker)
+//        ├── teachGenerate(model text) ──> core/teach/teach.h (generate,
+//        │                                 instance_json, sidecar_json)
 //        └── teachExplain(model text, request JSON) ──> core/teach/explain.h
+//   web/teach/lab.mjs ── SolverClient ({kind: 'bytes'}) ── web/sharding/worker.js
 //   tests/wasm/teach.test.mjs: teachSolve(model text, options JSON) ──> core/teach/session.h,
 //        compared with `parity_native cli teach MODEL --json`
 #include <emscripten/bind.h>

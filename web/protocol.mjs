@@ -35,6 +35,10 @@ export const OP = Object.freeze({
   LOAD: 'load',    // {source}: stream and parse an instance; reply with model fields
   MODEL: 'model',  // {model: {fields, name, hasLimit, limit}}: import a model parsed elsewhere
   START: 'start',  // {options, index, timeLimitS, baseS}: run the engine
+  // The teaching lab's wasm calls, on a sharding worker of its own:
+  // {call: 'generate', text, name, options}: {instance, sidecar, model};
+  // {call: 'explain', text, request}: {report} (teachExplain's JSON text).
+  TEACH: 'teach',
   // The pipeline lab (web/pipeline/worker.js): a session per problem.
   OPEN: 'open',  // {text, source} | {flags}: parse the problem, list its schedules
   // A schedule in the pipeline ops below is {name} (a generated one, whose

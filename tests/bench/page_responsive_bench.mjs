@@ -4,7 +4,8 @@
 // bar counts those over 100 ms) while the pipeline tab opens p 64, m 512,
 // while the mouse moves over its timeline and while its planner runs; and
 // the latency of Stop on every tab (click to data-status stopped/done), once
-// soon after the start and once in a running engine.
+// soon after the start and once in a running engine; and the teaching tab's
+// long tasks on a 12-block model from Solve to its stopped plan explained.
 //   node tests/bench/page_responsive_bench.mjs [--p 64] [--m 512] [--only
 //   planner,mip,sharding,teach,plan,pipeline]
 // (planner and mip: Stop on DualPipe's example; plan: the plan tab's default
@@ -181,11 +182,21 @@ async function teach(browser, url) {
   }, deepTransformer());
   for (const delayMs of [100, 3000]) {
     await waitStatus(page, ENDED, 120000, 'teach');
+    const solves = await page.getAttribute('#lab-teach', 'data-solves');
+    const pressed = await now(page);
     await page.click('[data-testid=teach-solve]');
     await waitStatus(page, 'solving', 60000, 'teach');
     await sleep(delayMs);
     stop = await stopLatency(page, 'teach', 'teach-stop');
     push(stops, [`teach 12 transformer blocks, ${delayMs} ms in`, stop.ms, stop.status]);
+    // Generating, solving, the stop and the explanation shown.
+    await page.waitForFunction(
+        (n) => document.getElementById('lab-teach').dataset.solves !== n, solves,
+        {polling: 50, timeout: 120000});
+    push(rows, [
+      `teach 12 blocks: Solve, Stop ${delayMs} ms in, explained`,
+      ...(await longTasks(page, pressed))
+    ]);
   }
   await page.context().close();
 }

@@ -69,19 +69,29 @@ test(
       await waitStatus(page, 'solving', 60000, 'teach');
       await page.waitForFunction(
           () => window.shardlabTeach.client.best !== null, null, {polling: 50, timeout: 60000});
-      // What the page shows when the explanation (on the main thread) begins.
+      // What the page shows when it asks its teaching worker for the
+      // explanation; the page's own module neither generates nor explains.
       await page.evaluate(() => {
         const app = window.shardlabTeach;
-        const explain = app.M.teachExplain;
-        app.M.teachExplain = (...args) => {
-          const q = (id) => document.querySelector(`[data-testid=${id}]`).textContent;
-          window.atExplain = {
-            status: document.getElementById('lab-teach').dataset.status,
-            text: q('teach-status-text'),
-            cost: q('teach-cost'),
+        window.onPage = 0;
+        for (const name of ['teachExplain', 'teachGenerate']) {
+          const own = app.M[name];
+          app.M[name] = (...args) => {
+            window.onPage += 1;
+            return own(...args);
           };
-          app.M.teachExplain = explain;
-          return explain(...args);
+        }
+        const call = app.teacher.call.bind(app.teacher);
+        app.teacher.call = (op, payload, ...rest) => {
+          if (payload.call === 'explain' && !window.atExplain) {
+            const q = (id) => document.querySelector(`[data-testid=${id}]`).textContent;
+            window.atExplain = {
+              status: document.getElementById('lab-teach').dataset.status,
+              text: q('teach-status-text'),
+              cost: q('teach-cost'),
+            };
+          }
+          return call(op, payload, ...rest);
         };
       });
       // data-solves counts the stopped run once its explanation is shown.
@@ -106,6 +116,7 @@ test(
           {polling: 50, timeout: 60000});
       assert.equal(await status(page, 'teach'), 'done');
       assert.match(await text(page, 'teach-status-text'), /^done: proven optimal/);
+      assert.equal(await page.evaluate(() => window.onPage), 0, 'all in the teaching worker');
       assert.deepEqual(page.errors, []);
       await page.context().close();
     });

@@ -6,7 +6,7 @@
 // at most 10 times a second; the core never throttles, this file does.
 // Right after a parse it computes a quick feasible plan (bindings'
 // quickPlan), which START shows before the Engine's presolve and then offers
-// to it.
+// to it. It also serves the teaching lab's generate and explain (TEACH).
 //
 // Call chain: lab.mjs -> solver_client.mjs -> postMessage -> worker.js
 //             -> shardlab.js (Embind, wasm/bindings.cpp) -> core/
@@ -231,6 +231,17 @@ async function start(req, run) {
   return {reason, elapsedS: elapsed()};
 }
 
+// The teaching lab's generate and explain (wasm/teach_bindings.cpp), here
+// so that a deep model's hundreds of milliseconds are not the page's.
+function teach(req) {
+  if (req.call === 'generate') {
+    const g = R.unwrap(M.teachGenerate(req.text, req.name, req.options));
+    return {instance: g.instance, sidecar: g.sidecar, model: g.model};
+  }
+  if (req.call === 'explain') return {report: R.unwrap(M.teachExplain(req.text, req.request))};
+  throw new R.ShardLabError('InvalidArgument', `unknown teach call '${req.call}'`);
+}
+
 function offer(req) {
   if (!engine && req.plan) held = req.plan;  // for the engine START will build
   const accepted = Boolean(engine && req.plan && engine.offer(req.plan));
@@ -255,5 +266,5 @@ shardlabWorker({
     return {version: R.unwrap(M.version())};
   },
   runs: ['start'],
-  ops: {load, model: importFields, start, offer},
+  ops: {load, model: importFields, start, offer, teach},
 });

@@ -1,7 +1,8 @@
 // The teaching lab: edit a model (or pick a course example), generate its
-// sharding instance in the page's module (teachGenerate), solve the bytes
-// with the sharding lab's SolverClient (the same workers as any instance),
-// and show the explained optimum (teachExplain): each op's layout, the
+// sharding instance (teachGenerate), solve it with the sharding lab's
+// SolverClient (the same workers as any instance), and show the explained
+// optimum (teachExplain; both in a worker of their own, teach()): each
+// op's layout, the
 // collectives paid, the textbook name, what changed since the last solve,
 // forced strategies (chips, forces.mjs) against the free optimum, and the
 // exports (the core's runnable JAX script, the explanation, instance,
@@ -20,11 +21,12 @@ import {clearNear, copyText, feedbackRegion, nearby, setReason, showNear} from '
 import {grouped} from '../format.mjs';
 import {showLinkProblems} from '../link_notice.mjs';
 import {applySchema, readOption, rowOf} from '../options_form.mjs';
+import {OP} from '../protocol.mjs';
 import {unwrap} from '../result.mjs';
 import {SolverClient} from '../sharding/solver_client.mjs';
 import {deflate, fromBase64Url, inflate, toBase64Url} from '../state.mjs';
 import {getRecord, putRecord} from '../store.mjs';
-import {stopSignal, untilStopped} from '../worker_client.mjs';
+import {stopSignal, untilStopped, WorkerHandle} from '../worker_client.mjs';
 
 import {addForce, encodeForces, parseForces, renderChips} from './forces.mjs';
 import {formatModel, parseMeshShape, parseModel, setBatch, setMemory, setMesh} from './model_edit.mjs';
@@ -246,7 +248,7 @@ async function runOnce() {
   const opts = options();
   let generated;
   try {
-    generated = generate(text, opts);
+    generated = await generate(text, opts);
   } catch (error) {
     // A force the model no longer takes: said beside the forces too.
     if (opts.force && error.code === 'InvalidArgument') {
@@ -265,7 +267,7 @@ async function runOnce() {
     if (opts.force && !free) {
       const freeOpts = {...opts};
       delete freeOpts.force;
-      const best = await solveBytes(generate(text, freeOpts), signal);
+      const best = await solveBytes(await generate(text, freeOpts), signal);
       if (best) free = app.free = {key: freeKey, cost: best.cost, lower_bound: best.bound};
     }
     // Stopped before the free optimum was known: the forced run is not started.
@@ -284,7 +286,7 @@ async function runOnce() {
     if (!opts.force && !app.stopAsked) {
       app.free = {key: freeKey, cost: best.cost, lower_bound: best.bound};
     }
-    if (app.stopAsked) await showStopped(best);
+    if (app.stopAsked) showStopped(best);
     const request = {
       source: app.name,
       options: opts,
@@ -294,7 +296,8 @@ async function runOnce() {
       seconds: app.client.elapsedS
     };
     if (opts.force && free) request.free = free;
-    const report = JSON.parse(unwrap(app.M.teachExplain(text, JSON.stringify(request))));
+    const explained = await teach({call: 'explain', text, request: JSON.stringify(request)});
+    const report = JSON.parse(explained.report);
     render(app.root, report, app.report);
     app.report = report;
     app.root.querySelector('[data-testid=teach-force]').textContent = forceText(report);
@@ -313,21 +316,30 @@ async function runOnce() {
 }
 
 // A stop takes effect before the plan is explained: the status turns
-// 'stopped' with the plan's cost and bound, and the explanation (teachExplain
-// on this thread: 0.1 s or more on a deep model) comes in a later task, once
-// the page has painted the stop. data-solves counts the run after it.
+// 'stopped' with the plan's cost and bound, and the explanation (0.1 s or
+// more on a deep model, in the teaching worker) comes after it.
+// data-solves counts the run after it.
 function showStopped(best) {
   const proven = BigInt(best.bound) >= BigInt(best.cost);
   const q = (testid) => app.root.querySelector(`[data-testid=${testid}]`);
   q('teach-cost').textContent = `${formatNs(best.cost)} (${grouped(best.cost)} ns)`;
   q('teach-bound').textContent = `${formatNs(best.bound)}${proven ? ' — proven optimal' : ''}`;
   setStatus('stopped', `stopped: ${proven ? 'proven optimal' : 'best found'} (explaining…)`);
-  return new Promise((resolve) => setTimeout(resolve));
+}
+
+// The teaching calls (OP.TEACH) go to a worker of their own, on the
+// solver's script: a deep model's generation and explanation take hundreds
+// of milliseconds, not the page's, and a stopped run's worker, still in its
+// step or being replaced, never delays the explanation of its plan.
+async function teach(payload) {
+  await app.teacher.ready;
+  return app.teacher.call(OP.TEACH, payload);
 }
 
 // The generated instance, with its sidecar (text, saved as it is) parsed for the views.
-function generate(text, opts) {
-  const generated = unwrap(app.M.teachGenerate(text, app.name, JSON.stringify(opts)));
+async function generate(text, opts) {
+  const generated =
+      await teach({call: 'generate', text, name: app.name, options: JSON.stringify(opts)});
   return {...generated, sidecarText: generated.sidecar, sidecar: JSON.parse(generated.sidecar)};
 }
 
@@ -565,7 +577,9 @@ export async function mount(section, shell, params) {
     app.M = await shell.module();
     app.schema = unwrap(app.M.optionsSchema());
     applySchema(app.root, app.schema);
-    app.client = new SolverClient(new URL('../sharding/worker.js', import.meta.url).href, 1, {});
+    const worker = new URL('../sharding/worker.js', import.meta.url).href;
+    app.client = new SolverClient(worker, 1, {});
+    app.teacher = new WorkerHandle(worker, 0, () => {});
   } catch (error) {
     return showError(`The teaching lab cannot start: ${error.message}`);
   }
