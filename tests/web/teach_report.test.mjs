@@ -70,7 +70,8 @@ test('units, dims, collectives and the force sentence', () => {
   assert.equal(R.formatNs(14069307), '14.069 ms');
   assert.equal(R.formatBytes(8388608), '8.39 MB');
   assert.equal(R.dimsText(megatron.ops.h.dims), 'b:– d:– f:x');
-  assert.deepEqual(R.collectivesOn(megatron, 'y'), megatron.collectives);
+  assert.deepEqual(R.collectivesByTarget(megatron).get('y'), megatron.collectives);
+  assert.equal(R.collectivesByTarget(megatron).get('h'), undefined);
   assert.equal(
       R.collectiveText(megatron.collectives[0]),
       'all-reduce on x of 8.39 MB (partial sums over f, op y, 151.8 µs)');

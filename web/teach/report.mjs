@@ -71,13 +71,19 @@ export function forceText(report) {
       `${sign}${formatNs(Math.abs(f.difference))}.`;
 }
 
-/** Collectives grouped by where they are paid: "op y" / "edge a -> b". */
-export function collectivesOn(report, name) {
-  return (report.collectives || []).filter((c) => {
+/**
+ * Collectives grouped by the node that pays them ("op y" / "edge a -> b":
+ * y / b), in the report's order: one pass, for views with a row per node.
+ */
+export function collectivesByTarget(report) {
+  const by = new Map();
+  for (const c of report.collectives || []) {
     const arrow = c.on.indexOf(' -> ');
     const target = arrow < 0 ? c.on.slice(3) : c.on.slice(arrow + 4);
-    return target === name;
-  });
+    if (!by.has(target)) by.set(target, []);
+    by.get(target).push(c);
+  }
+  return by;
 }
 
 export function collectiveText(c) {

@@ -5,7 +5,7 @@
 // (report.mjs reads it); lab.mjs calls render() after each solve.
 import {grouped} from '../format.mjs';
 
-import {changedNodes, changeLines, collectivesOn, collectiveText, dimsText, formatBytes, formatNs} from './report.mjs';
+import {changedNodes, changeLines, collectivesByTarget, collectiveText, dimsText, formatBytes, formatNs} from './report.mjs';
 
 function cell(tr, text, className = '') {
   const td = document.createElement('td');
@@ -34,14 +34,14 @@ function listCell(tr, list) {
 }
 
 // An op's own collectives and its backward ops' (named "op.grad...", or the
-// gradient sum "grad.op" of its output).
-function opCollectives(report, name) {
+// gradient sum "grad.op" of its output); `on` maps a node to its collectives.
+function opCollectives(report, on, name) {
   const names = [
     name,
     ...Object.keys(report.backward || {})
         .filter((b) => b.startsWith(`${name}.`) || b === `grad.${name}`)
   ];
-  return names.flatMap((n) => collectivesOn(report, n));
+  return names.flatMap((n) => on.get(n) || []);
 }
 
 /**
@@ -72,6 +72,7 @@ export function render(root, report, previous, prefix = 'teach') {
   }));
 
   const changed = previous ? changedNodes(previous, report) : new Set();
+  const on = collectivesByTarget(report);
   const row = (name, entry) => {
     const tr = document.createElement('tr');
     tr.dataset.op = name;
@@ -86,7 +87,7 @@ export function render(root, report, previous, prefix = 'teach') {
     cell(tr, op.detail);
     cell(tr, op.strategy, 'strategy');
     cell(tr, dimsText(op.dims), 'dims');
-    listCell(tr, opCollectives(report, name));
+    listCell(tr, opCollectives(report, on, name));
     return tr;
   }));
   const tensors = [...Object.entries(report.parameters), ...Object.entries(report.inputs)];
@@ -97,7 +98,7 @@ export function render(root, report, previous, prefix = 'teach') {
     cell(tr, t.zero_stage === undefined ? '–' : String(t.zero_stage));
     cell(tr, t.partition_spec, 'dims');
     cell(tr, formatBytes(t.usage_bytes));
-    listCell(tr, collectivesOn(report, name));
+    listCell(tr, on.get(name) || []);
     return tr;
   }));
   fill(root, as ('teach-collectives'), report.collectives.map((c) => {
