@@ -99,6 +99,25 @@ function plannerClient(handlers = {}) {
   return client;
 }
 
+// A planner client planning `problem`, whose worker has reported a schedule
+// of 12 and is now inside a slice that never ends: it answers nothing more
+// (a STOP included). Each OPEN gets the next session id.
+async function plannerStuck(problem) {
+  fakes.length = 0;
+  let sessionIds = 0;
+  script.open = (fake, req) => fake.send(reply(
+      MSG.DONE, req.id, {session: ++sessionIds, normalized: req.text, list: [], schedules: {}}));
+  script.plan = (fake, req) => {
+    fake.send(reply(MSG.INCUMBENT, req.id, {schedule: schedule(12), record: record(9, 0, 12)}));
+    fake.deaf = true;
+  };
+  const client = plannerClient();
+  await client.sessions.open(problem, 'problem.json');
+  const run = client.plan({}, 60);
+  await sleep(10);
+  return {client, run};
+}
+
 test(
     'the session client opens once, names the session in later calls, keeps error codes',
     async () => {
@@ -258,20 +277,8 @@ test(
     'a stop while the worker is stuck in a step keeps the best, and a fresh worker ' +
         'reopens the problem for the next call',
     async () => {
-      fakes.length = 0;
-      let sessionIds = 0;
-      script.open = (fake, req) => fake.send(reply(
-          MSG.DONE, req.id,
-          {session: ++sessionIds, normalized: req.text, list: [], schedules: {}}));
       script.check = (fake, req) => fake.send(reply(MSG.DONE, req.id, {text: schedule(12)}));
-      script.plan = (fake, req) => {
-        fake.send(reply(MSG.INCUMBENT, req.id, {schedule: schedule(12), record: record(9, 0, 12)}));
-        fake.deaf = true;
-      };
-      const client = plannerClient();
-      await client.sessions.open('{"devices": 64}', 'big.json');
-      const run = client.plan({}, 60);
-      await sleep(10);
+      const {client, run} = await plannerStuck('{"devices": 64}');
       const stopped = client.stop();
       assert.equal((await run).reason, 'stopped');
       await stopped;
@@ -298,17 +305,8 @@ test(
 test(
     'a stop ends the run at once; the last slice\'s schedule is kept and so is the worker',
     async () => {
-      fakes.length = 0;
-      script.open = (fake, req) => fake.send(
-          reply(MSG.DONE, req.id, {session: 1, normalized: req.text, list: [], schedules: {}}));
-      script.plan = (fake, req) => {  // between slices: the STOP is read after this one
-        fake.send(reply(MSG.INCUMBENT, req.id, {schedule: schedule(12), record: record(9, 0, 12)}));
-        fake.deaf = true;
-      };
-      const client = plannerClient();
-      await client.sessions.open('{"devices": 2}', 'dualpipe.json');
-      const run = client.plan({}, 60);
-      await sleep(10);
+      // Between slices: the STOP is read after this one.
+      const {client, run} = await plannerStuck('{"devices": 2}');
       assert.equal(client.sessions.busy, null);
       const timers = holdTimers();  // no timer runs
       let stopped;
@@ -375,17 +373,7 @@ test('a stop while the planner announced its start does not wait the grace', asy
 // The next run waits for the stopped one's worker to be replaced; a Stop
 // in that wait ends the next run too, before it reaches the new worker.
 test('a stop while the last stopped run\'s worker is being replaced is not lost', async () => {
-  fakes.length = 0;
-  script.open = (fake, req) => fake.send(
-      reply(MSG.DONE, req.id, {session: 1, normalized: req.text, list: [], schedules: {}}));
-  script.plan = (fake, req) => {  // then inside a slice that never ends
-    fake.send(reply(MSG.INCUMBENT, req.id, {schedule: schedule(12), record: record(9, 0, 12)}));
-    fake.deaf = true;
-  };
-  const client = plannerClient();
-  await client.sessions.open('{"devices": 2}', 'dualpipe.json');
-  const first = client.plan({}, 60);
-  await sleep(10);
+  const {client, run: first} = await plannerStuck('{"devices": 2}');
   const timers = holdTimers(STOP_GRACE_MS);
   let second;
   try {
