@@ -100,4 +100,28 @@ check "a schedule above the cap is no point of the model" 1 \
   "$(python3 "$flow" --stages 8 --microbatches 20 --FB 2 --comm 0.25 --mem-cap 8 \
     --check dp.json > /dev/null; echo $?)"
 
+# The best schedules known in the two open cells of the pairs table
+# (README; half at 60 and 63.5), written by `shardlab pipeline
+# examples/pipeline/dualpipe_example.json --FB 2.5 --comm C --plan --json`
+# with the flags of tests/data/pipeline/README.md: valid for the CLI's
+# checker at their makespans under cap 9, points of the model, above a cap
+# of 8.
+while read -r comm makespan; do
+  best="$repo/tests/data/pipeline/dualpipe_fb2.5_comm${comm}_${makespan}.json"
+  what="$makespan at F&B 2.5, comm $comm"
+  "$shardlab" pipeline "$repo/examples/pipeline/dualpipe_example.json" --FB 2.5 \
+    --comm "$comm" --check "$best" --json > best.json
+  check "$what: valid" "True" "$(field best.json valid)"
+  check "$what: its makespan" "$makespan" "$(field best.json makespan)"
+  check "$what: a point of the model" 0 \
+    "$(python3 "$flow" --stages 8 --microbatches 20 --FB 2.5 --comm "$comm" --mem-cap 9 \
+      --check "$best" > /dev/null; echo $?)"
+  check "$what: above a cap of 8" 3 \
+    "$("$shardlab" pipeline "$repo/examples/pipeline/dualpipe_example.json" --FB 2.5 \
+      --comm "$comm" --mem-cap 8 --check "$best" > /dev/null 2>&1; echo $?)"
+done << 'BEST'
+0.25 61.5
+0.5 64.5
+BEST
+
 finish "pipeline_flow_bound"
