@@ -91,6 +91,45 @@ Result<PlanGraph> restrict_graph(const PlanGraph& graph, const PlanSchedule& sch
   return out;
 }
 
+namespace {
+
+// A critical chain of the schedule, from its first op to the one that ends
+// last: each op starts when a predecessor's result arrives or when the op
+// before it on its device ends (a random one of these where several are
+// tight), so no op of the chain can start earlier while the others stay.
+std::vector<int32_t> critical_chain(const PlanGraph& graph, const PlanSchedule& schedule,
+                                    Rng* rng) {
+  const int32_t n = graph.num_ops();
+  std::vector<int64_t> end(n);
+  int32_t last = 0;
+  for (int32_t i = 0; i < n; ++i) {
+    end[i] = end_of(graph, schedule, i);
+    if (end[i] > end[last]) last = i;
+  }
+  std::vector<int32_t> before(n, -1);
+  for (const auto& order : orders_of(graph, schedule)) {
+    for (size_t k = 1; k < order.size(); ++k) before[order[k]] = order[k - 1];
+  }
+  std::vector<int32_t> chain{last}, tight;
+  for (int32_t i = last; static_cast<int32_t>(chain.size()) <= n;) {
+    tight.clear();
+    const int32_t p = before[i];
+    if (p >= 0 && end[p] == schedule.start[i]) tight.push_back(p);
+    for (int32_t k = graph.pred_begin[i]; k < graph.pred_begin[i + 1]; ++k) {
+      const PlanArc& a = graph.arcs[graph.pred_arc[k]];
+      const int64_t delay = schedule.device[a.from] == schedule.device[i] ? 0 : a.delay;
+      if (end[a.from] + delay == schedule.start[i]) tight.push_back(a.from);
+    }
+    if (tight.empty()) break;
+    i = tight[tight.size() == 1 ? 0 : rng->below(static_cast<uint32_t>(tight.size()))];
+    chain.push_back(i);
+  }
+  std::reverse(chain.begin(), chain.end());
+  return chain;
+}
+
+}  // namespace
+
 std::vector<char> pick_neighbourhood(const PlanGraph& graph, const PlanSchedule& schedule,
                                      int32_t size, Rng* rng, int32_t* kind) {
   const int32_t n = graph.num_ops();
@@ -103,7 +142,8 @@ std::vector<char> pick_neighbourhood(const PlanGraph& graph, const PlanSchedule&
     }
     return false;
   }();
-  *kind = static_cast<int32_t>(rng->below(flexible ? 4 : 3));
+  const bool large = flexible && n >= kLargeDagOps;
+  *kind = static_cast<int32_t>(rng->below(large ? 5 : flexible ? 4 : 3));
   const int64_t span = std::max<int64_t>(1, schedule.makespan);
   if (*kind == 0 || *kind == 1) {
     // A time window over all devices, or over a few neighbouring devices
@@ -143,6 +183,19 @@ std::vector<char> pick_neighbourhood(const PlanGraph& graph, const PlanSchedule&
                          width / 2;
       for (int32_t i = 0; i < n; ++i) {
         if (freed[i] && (schedule.start[i] < t0 || schedule.start[i] >= t0 + width)) freed[i] = 0;
+      }
+    }
+  } else if (*kind == 4) {
+    // Whole groups along a stretch of a critical chain (see critical_chain):
+    // only those ops decide the makespan, and a freed group may move to the
+    // device of its critical predecessor (no delay) or to an idle one.
+    const std::vector<int32_t> chain = critical_chain(graph, schedule, rng);
+    int32_t count = 0;
+    const auto first = static_cast<int32_t>(rng->below(static_cast<uint32_t>(chain.size())));
+    for (size_t k = first; k < chain.size() && count < size; ++k) {
+      const int32_t g = graph.ops[chain[k]].group;
+      for (int32_t j = graph.group_ops_begin[g]; j < graph.group_ops_begin[g + 1]; ++j) {
+        if (!freed[graph.group_ops[j]]) freed[graph.group_ops[j]] = 1, ++count;
       }
     }
   } else {

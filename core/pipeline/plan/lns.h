@@ -2,8 +2,9 @@
 // other op on its device and in its device order, and let the exact search
 // (plan/search.h) improve the schedule inside. The neighbourhoods follow the
 // shape of pipeline schedules: a time window over all devices, a window over
-// a few neighbouring devices, whole micro-batches, and whole placement
-// groups (which may then move to another device).
+// a few neighbouring devices, whole micro-batches, whole placement groups
+// (which may then move to another device), and on large DAGs the groups
+// along a critical chain.
 #pragma once
 
 #include <cstdint>
@@ -23,6 +24,12 @@ namespace shardlab::pipeline {
 // of rank order are dropped (their ops lose the symmetry rule).
 Result<PlanGraph> restrict_graph(const PlanGraph& graph, const PlanSchedule& schedule,
                                  const std::vector<char>& freed);
+
+// Graphs with free groups and at least this many ops also get
+// neighbourhoods along a critical chain of the schedule (whole groups), and
+// the engine gives LNS the improver's work and half the dives'
+// (plan/engine.cpp).
+constexpr int32_t kLargeDagOps = 150;
 
 // Chooses a neighbourhood of about `size` ops (kind picked by the rng).
 std::vector<char> pick_neighbourhood(const PlanGraph& graph, const PlanSchedule& schedule,
