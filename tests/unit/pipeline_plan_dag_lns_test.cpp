@@ -8,6 +8,8 @@
 // same natively and in wasm (the gain is the benchmark's, README).
 #include <doctest/doctest.h>
 
+#include <memory>
+
 #include "core/pipeline/plan/engine.h"
 #include "core/pipeline/plan/lns.h"
 #include "core/rng.h"
@@ -19,6 +21,17 @@ namespace {
 using testing::draw_dag;
 using testing::graph_of;
 
+// An engine on `g` after `steps` steps of 1,000 work (fewer once finished),
+// with a schedule and a bound at or below it.
+std::unique_ptr<PlanEngine> stepped(const PlanGraph& g, const EngineConfig& config, int32_t steps) {
+  auto engine = std::make_unique<PlanEngine>(g, config);
+  for (int32_t k = 0; k < steps && !engine->finished(); ++k) engine->step(1000);
+  REQUIRE(!engine->best().empty());
+  INFO("makespan " << engine->best().makespan);
+  CHECK(engine->lower_bound() <= engine->best().makespan);
+  return engine;
+}
+
 TEST_CASE("pipeline plan dag lns: sideways moves reach shorter schedules at equal work") {
   Rng rng(2411);
   int64_t total = 0, sideways = 0;
@@ -29,13 +42,10 @@ TEST_CASE("pipeline plan dag lns: sideways moves reach shorter schedules at equa
     config.seed = 1 + trial;
     config.prover_share = config.improver_share = config.dive_share = 0;
     config.placement_bound_share = 0;
-    PlanEngine engine(g, config);
-    for (int32_t k = 0; k < 30 && !engine.finished(); ++k) engine.step(1000);
-    REQUIRE(!engine.best().empty());
-    INFO("trial " << trial << ": makespan " << engine.best().makespan);
-    CHECK(engine.lower_bound() <= engine.best().makespan);
-    total += engine.best().makespan;
-    sideways += engine.counters().find("lns_sideways")->integer;
+    INFO("trial " << trial);
+    const auto engine = stepped(g, config, 30);
+    total += engine->best().makespan;
+    sideways += engine->counters().find("lns_sideways")->integer;
   }
   // Restarting every move from the incumbent ends at 2,730 ticks in all.
   CHECK(total == 2705);
@@ -52,12 +62,8 @@ TEST_CASE("pipeline plan dag lns: large DAGs take critical chains and LNS's larg
     EngineConfig config;
     config.seed = 1 + trial;
     config.placement_bound_share = 0;
-    PlanEngine engine(g, config);
-    for (int32_t k = 0; k < 200 && !engine.finished(); ++k) engine.step(1000);
-    REQUIRE(!engine.best().empty());
-    INFO("trial " << trial << ": makespan " << engine.best().makespan);
-    CHECK(engine.lower_bound() <= engine.best().makespan);
-    total += engine.best().makespan;
+    INFO("trial " << trial);
+    total += stepped(g, config, 200)->best().makespan;
   }
   // 1,270, 1,335 and 1,460. Without critical chains and with the shares of
   // smaller graphs: 4,030 (1,320, 1,290 and 1,420), lower at this work on
