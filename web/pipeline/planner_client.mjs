@@ -22,7 +22,6 @@ export class PlannerClient {
     this.handlers = handlers;
     this.running = null;
     this.runs = new StoppableRuns();
-    this.stopAsked = false;
     this.reset(null);
   }
 
@@ -105,7 +104,6 @@ export class PlannerClient {
    */
   async plan(options, timeLimitS, offers = []) {
     if (this.running) throw new Error('the planner is already running');
-    this.stopAsked = false;
     const signal = stopSignal();
     this.signal = signal;
     const sessions = this.sessions;
@@ -121,7 +119,7 @@ export class PlannerClient {
         if (signal.fired) break;
         await sessions.offer(schedule);
       }
-      if (this.stopAsked || signal.fired) return {reason: 'stopped', elapsedS: this.elapsedS};
+      if (signal.fired) return {reason: 'stopped', elapsedS: this.elapsedS};
       const call = sessions.call(OP.PLAN, {options, timeLimitS, startedAtMs});
       planning = {handle: sessions.handle, id: call.id};
       const done = await call;
@@ -159,7 +157,6 @@ export class PlannerClient {
    * this resolves when the worker has answered the STOP (or was replaced).
    */
   stop() {
-    this.stopAsked = true;
     if (!this.running) return Promise.resolve();
     this.signal.fire();
     return this.sessions.call(OP.STOP).catch(() => {});

@@ -26,7 +26,6 @@ export class PlanClient {
     this.inputs = {};  // what the session holds: the OPEN that gives a new worker the same
     this.running = null;
     this.runs = new StoppableRuns();
-    this.stopAsked = false;
     this.signal = null;
     this.early = null;  // the running search's evaluated plan, once the worker sent it
   }
@@ -84,7 +83,6 @@ export class PlanClient {
    */
   async plan(options, timeLimitS) {
     if (this.running) throw new Error('the plan lab is already planning');
-    this.stopAsked = false;
     this.early = null;
     const signal = stopSignal();
     this.signal = signal;
@@ -127,7 +125,6 @@ export class PlanClient {
 
   /** Stops the running search; the run then resolves at once (see plan()). */
   async stop() {
-    this.stopAsked = true;
     if (this.signal) this.signal.fire();
     if (this.running) await this.worker().call(OP.STOP).catch(() => {});
   }

@@ -25,7 +25,6 @@ export class SolverClient {
     this.workers = [];
     this.model = null;  // exported fields, kept for workers added later
     this.runs = new StoppableRuns();
-    this.stopAsked = false;  // stop() was called since the last start()
     this.reset();
     this.resize(count);
   }
@@ -201,7 +200,6 @@ export class SolverClient {
    * for that.
    */
   async start(options, timeLimitS, carry = null) {
-    this.stopAsked = false;
     const signal = stopSignal();  // this run's: a later start() has its own
     this.signal = signal;
     const startedAtMs = performance.timeOrigin + performance.now();
@@ -218,8 +216,7 @@ export class SolverClient {
         if (this.replacing) await this.replacing;
         if (carry) await this.offer(carry.plan, carry.cost);
         await Promise.all(this.workers.map((w) => this.modelReady(w)));
-        if (this.stopAsked || signal.fired)
-          return this.workers.map(() => ({reason: 'stopped', elapsedS: baseS}));
+        if (signal.fired) return this.workers.map(() => ({reason: 'stopped', elapsedS: baseS}));
         return Promise.all(this.workers.map((handle, index) => {
           const call = handle.call(OP.START, {
             options: {...options, workers: this.workers.length},
@@ -266,7 +263,6 @@ export class SolverClient {
    * Resolves when the workers have answered (or were replaced).
    */
   stop() {
-    this.stopAsked = true;
     if (this.signal) this.signal.fire();
     return Promise.all(this.workers.map((w) => w.call(OP.STOP).catch(() => {})));
   }

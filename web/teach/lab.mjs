@@ -1,9 +1,8 @@
 // The teaching lab: edit a model (or pick a course example), generate its
 // sharding instance (teachGenerate), solve it with the sharding lab's
 // SolverClient (the same workers as any instance), and show the explained
-// optimum (teachExplain; both in a worker of their own, teach()): each
-// op's layout, the
-// collectives paid, the textbook name, what changed since the last solve,
+// optimum (teachExplain; both in a worker of their own, teach()): each op's
+// layout, the collectives paid, the textbook name, what changed since the last solve,
 // forced strategies (chips, forces.mjs) against the free optimum, and the
 // exports (the core's runnable JAX script, the explanation, instance,
 // sidecar, model), each with Download and Copy. Messages appear next to
