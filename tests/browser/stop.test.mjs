@@ -95,12 +95,12 @@ test(
         };
       });
       // data-solves counts the stopped run once its explanation is shown.
-      const running = await page.getAttribute('#lab-teach', 'data-solves');
+      const running = Number(await page.getAttribute('#lab-teach', 'data-solves') || 0);
       await page.click('[data-testid=teach-stop]');
       await waitStatus(page, ENDED, 30000, 'teach');
       assert.equal(await status(page, 'teach'), 'stopped');
       await page.waitForFunction(
-          (n) => document.getElementById('lab-teach').dataset.solves !== n, running,
+          (n) => Number(document.getElementById('lab-teach').dataset.solves || 0) > n, running,
           {polling: 50, timeout: 60000});
       const best = await page.evaluate(() => window.shardlabTeach.client.best.cost);
       const before = await page.evaluate(() => window.atExplain);
@@ -109,10 +109,10 @@ test(
       assert.equal(before.cost.replace(/^.*\(|[^0-9]/g, ''), best, 'with the plan\'s cost');
       assert.match(await text(page, 'teach-status-text'), /^stopped: (best found|proven optimal)$/);
       assert.match(await text(page, 'teach-cost'), /ns\)$/, 'the stopped plan is explained');
-      const solves = await page.getAttribute('#lab-teach', 'data-solves');
+      const solves = Number(await page.getAttribute('#lab-teach', 'data-solves') || 0);
       await page.click('[data-testid=teach-solve]');
       await page.waitForFunction(
-          (n) => document.getElementById('lab-teach').dataset.solves !== n, solves,
+          (n) => Number(document.getElementById('lab-teach').dataset.solves || 0) > n, solves,
           {polling: 50, timeout: 60000});
       assert.equal(await status(page, 'teach'), 'done');
       assert.match(await text(page, 'teach-status-text'), /^done: proven optimal/);
