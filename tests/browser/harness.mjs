@@ -236,3 +236,18 @@ export function table(title, header, rows) {
   console.log('|' + widths.map((w) => '-'.repeat(w + 2)).join('|') + '|');
   for (const r of all.slice(1)) console.log(line(r));
 }
+
+/**
+ * For openPage's `prepare`: the page's timers of graceMs (the stop's grace,
+ * STOP_GRACE_MS) never fire; window.heldGrace counts them.
+ */
+export function holdGrace(context, graceMs) {
+  return context.addInitScript((graceMs) => {
+    const real = window.setTimeout;
+    window.heldGrace = 0;
+    window.setTimeout = (fn, ms, ...rest) => {
+      if (ms === graceMs) return ++window.heldGrace;
+      return real(fn, ms, ...rest);
+    };
+  }, graceMs);
+}

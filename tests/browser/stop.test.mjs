@@ -8,11 +8,15 @@
 // is asserted: the stuck step lasts far longer than any wait here.
 //   node tests/browser/stop.test.mjs   (after cmake --build --preset wasm)
 import assert from 'node:assert/strict';
+import path from 'node:path';
 import {test} from 'node:test';
+import {pathToFileURL} from 'node:url';
 
-import {openPage, status, stuckWorker, text, useSite, waitStatus} from './harness.mjs';
+import {holdGrace, openPage, SOURCE, status, stuckWorker, text, useSite, waitStatus} from './harness.mjs';
 
 const site = useSite();
+const {STOP_GRACE_MS} =
+    await import(pathToFileURL(path.join(SOURCE, 'web/worker_client.mjs')).href);
 const ENDED = ['stopped', 'done', 'error'];
 const ENGINE_CREATE = 'ensureEngine(req.options, req.index);';
 const digits = async (page, testid) => (await text(page, testid)).replace(/[^0-9]/g, '');
@@ -190,21 +194,27 @@ test(
     'plan: every engine step is bounded, and Stop ends the search with its best plan', async () => {
       const page =
           await openPage(site.browser, `${site.url}#v=3&lab=plan&m=gpt3-175b&g=64&b=1536&t=600`, {
-            prepare: (context) => context.addInitScript(() => {
-              const Base = window.Worker;
-              window.planRecords = [];
-              window.Worker = class extends Base {
-                constructor(...args) {
-                  super(...args);
-                  this.addEventListener('message', (e) => {
-                    if (e.data && e.data.record) {
-                      window.planRecords.push(
-                          {...e.data.record.counters, found: e.data.record.found});
-                    }
-                  });
-                }
-              };
-            }),
+            // The worker is never replaced (a loaded machine may take
+            // longer than the grace to end its step): its stopped answer
+            // is what this test reads.
+            prepare: async (context) => {
+              await holdGrace(context, STOP_GRACE_MS);
+              await context.addInitScript(() => {
+                const Base = window.Worker;
+                window.planRecords = [];
+                window.Worker = class extends Base {
+                  constructor(...args) {
+                    super(...args);
+                    this.addEventListener('message', (e) => {
+                      if (e.data && e.data.record) {
+                        window.planRecords.push(
+                            {...e.data.record.counters, found: e.data.record.found});
+                      }
+                    });
+                  }
+                };
+              });
+            },
           });
       await waitStatus(page, 'planning', 120000, 'plan');
       // Some search done: the seeds' plans timed (a record with a plan found).

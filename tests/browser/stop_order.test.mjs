@@ -21,7 +21,7 @@ import path from 'node:path';
 import {test} from 'node:test';
 import {pathToFileURL} from 'node:url';
 
-import {openPage, SOURCE, status, stuckWorker, text, useSite, waitStatus} from './harness.mjs';
+import {holdGrace, openPage, SOURCE, status, stuckWorker, text, useSite, waitStatus} from './harness.mjs';
 
 const site = useSite();
 const {STOP_GRACE_MS} =
@@ -44,18 +44,8 @@ const TEACH =
     ['sharding/worker.js', 'run.post(P.MSG.INCUMBENT, {...payload, plan}, [plan.buffer]);'];
 const ENDED = ['stopped', 'done', 'error'];
 
-// Page scripts: the stop's grace timers never fire (window.heldGrace counts
-// them), and each worker made records the tab's status at that moment.
-function holdGrace(context, graceMs) {
-  return context.addInitScript((graceMs) => {
-    const real = window.setTimeout;
-    window.heldGrace = 0;
-    window.setTimeout = (fn, ms, ...rest) => {
-      if (ms === graceMs) return ++window.heldGrace;
-      return real(fn, ms, ...rest);
-    };
-  }, graceMs);
-}
+// A page script: each worker made records the tab's status at that moment
+// (holdGrace, harness.mjs, holds the stop's grace timers back).
 function recordSpawns(context) {
   return context.addInitScript(() => {
     const Base = window.Worker;
