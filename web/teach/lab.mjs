@@ -578,7 +578,10 @@ export async function mount(section, shell, params) {
     applySchema(app.root, app.schema);
     const worker = new URL('../sharding/worker.js', import.meta.url).href;
     app.client = new SolverClient(worker, 1, {});
-    app.teacher = new WorkerHandle(worker, 0, () => {});
+    // The same script under its own URL: a worker of its own, told apart
+    // from the solver's in the browser's tools (and by tests that serve
+    // the solver's script changed).
+    app.teacher = new WorkerHandle(`${worker}?teach`, 0, () => {});
   } catch (error) {
     return showError(`The teaching lab cannot start: ${error.message}`);
   }
