@@ -11,7 +11,7 @@
 #include <memory>
 
 #include "core/pipeline/plan/engine.h"
-#include "core/pipeline/plan/lns.h"
+#include "core/pipeline/plan/graph.h"
 #include "core/rng.h"
 #include "tests/unit/pipeline_plan_place_bound_dags.h"
 
@@ -59,6 +59,7 @@ TEST_CASE("pipeline plan dag lns: large DAGs take critical chains and LNS's larg
     const Problem problem = draw_dag(&rng, {5, 3}, {40, 4}, 3);
     const PlanGraph g = graph_of(problem);
     REQUIRE(g.num_ops() >= kLargeDagOps);
+    REQUIRE(g.large_dag());
     EngineConfig config;
     config.seed = 1 + trial;
     config.placement_bound_share = 0;
@@ -69,6 +70,22 @@ TEST_CASE("pipeline plan dag lns: large DAGs take critical chains and LNS's larg
   // smaller graphs: 4,030 (1,320, 1,290 and 1,420), lower at this work on
   // these DAGs; the benchmark's largest DAGs (README) end lower with them.
   CHECK(total == 4065);
+}
+
+TEST_CASE("pipeline plan dag lns: a DAG is large with free groups, no pairs and kLargeDagOps ops") {
+  Rng rng(2412);
+  PlanGraph g = graph_of(draw_dag(&rng, {5, 3}, {40, 4}, 3));
+  REQUIRE(g.num_ops() >= kLargeDagOps);
+  CHECK(g.large_dag());
+  // Every group pinned: nothing to place.
+  for (PlanGroup& group : g.groups) group.devices.resize(1);
+  REQUIRE(g.finalize().is_ok());
+  CHECK(!g.large_dag());
+  // Fewer ops.
+  Rng small(2411);
+  const PlanGraph h = graph_of(draw_dag(&small, {3, 2}, {14, 4}, 3));
+  REQUIRE(h.num_ops() < kLargeDagOps);
+  CHECK(!h.large_dag());
 }
 
 }  // namespace

@@ -415,12 +415,12 @@ struct PlanEngine::Impl {
     if (finished()) return false;
     work = std::max<int64_t>(work, 1);
     bool improved = false;
-    // With free groups and at least kLargeDagOps ops (plan/lns.h), the
+    // On large DAGs (PlanGraph::large_dag, plan/graph.h), the
     // improver's share and half the dives' go to LNS: there the improver's
     // search below the incumbent never completes, and LNS finds the
     // incumbents after the first second (placement moves: 1 of 172 improved
     // on the benchmark's 258-op DAG at 700,000 work).
-    const bool large = placer && g.num_ops() >= kLargeDagOps;
+    const bool large = g.large_dag();
     const double improver_share = large ? 0.0 : cfg.improver_share;
     const double dive_share = large ? cfg.dive_share / 2 : cfg.dive_share;
     const double lns_share = std::max(0.0, 1.0 - cfg.prover_share - improver_share - dive_share);

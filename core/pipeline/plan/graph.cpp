@@ -42,6 +42,14 @@ bool share_device(const PlanGroup& a, const PlanGroup& b) {
 
 }  // namespace
 
+bool PlanGraph::large_dag() const {
+  if (any_pairs || num_ops() < kLargeDagOps) return false;
+  for (int32_t g = 0; g < num_groups(); ++g) {
+    if (!fixed(g)) return true;
+  }
+  return false;
+}
+
 int64_t PlanGraph::min_delay(const PlanArc& arc) const {
   const int32_t ga = ops[arc.from].group, gb = ops[arc.to].group;
   if (ga == gb) return 0;

@@ -17,6 +17,15 @@ namespace shardlab::pipeline {
 constexpr int64_t kNoCap = std::numeric_limits<int64_t>::max() / 4;
 constexpr int64_t kUnset = -1;
 
+// Operator DAGs with free groups, no overlapped pairs and at least this many
+// ops are "large" (PlanGraph::large_dag): there the engine gives LNS the
+// improver's work and half the dives' (plan/engine.cpp), and LNS also frees
+// critical chains and its repairs skip the window bound at their root
+// (plan/lns.cpp). 240: at 10 s the first two gained on the benchmark's DAGs
+// of 258 to 300 ops and lost on those of 168 and 210 (README), so smaller
+// graphs keep the plain policy.
+constexpr int32_t kLargeDagOps = 240;
+
 // Op kinds. They steer the heuristics and say which ops may form an
 // overlapped F&B pair (see PlanGraph::pair_length); nothing else.
 enum class PlanKind : int8_t { kForward, kBackward, kWeight, kOther };
@@ -108,6 +117,8 @@ struct PlanGraph {
   int32_t num_ops() const { return static_cast<int32_t>(ops.size()); }
   int32_t num_groups() const { return static_cast<int32_t>(groups.size()); }
   bool fixed(int32_t group) const { return groups[group].devices.size() == 1; }
+  // Free groups, no pairs and at least kLargeDagOps ops (see there).
+  bool large_dag() const;
   // The delay an arc costs at least, over every placement its groups allow.
   int64_t min_delay(const PlanArc& arc) const;
   // Length of the pair of F op f and B op b (with b's W), or -1 when they

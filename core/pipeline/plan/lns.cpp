@@ -142,7 +142,7 @@ std::vector<char> pick_neighbourhood(const PlanGraph& graph, const PlanSchedule&
     }
     return false;
   }();
-  const bool large = flexible && n >= kLargeDagOps;
+  const bool large = graph.large_dag();
   *kind = static_cast<int32_t>(rng->below(large ? 5 : flexible ? 4 : 3));
   const int64_t span = std::max<int64_t>(1, schedule.makespan);
   if (*kind == 0 || *kind == 1) {
@@ -233,6 +233,7 @@ bool lns_move(const PlanGraph& graph, const PlanSchedule& schedule,
   SearchConfig config;
   config.table_entries = 1 << 16;
   config.cheap_bound = true;
+  config.one_device_root = graph.large_dag();
   ScheduleSearch search(restricted, config);
   search.set_upper(upper);
   bool improved = false;

@@ -25,13 +25,6 @@ namespace shardlab::pipeline {
 Result<PlanGraph> restrict_graph(const PlanGraph& graph, const PlanSchedule& schedule,
                                  const std::vector<char>& freed);
 
-// Graphs with free groups and at least this many ops also get
-// neighbourhoods along a critical chain of the schedule (whole groups), and
-// the engine gives LNS the improver's work and half the dives'
-// (plan/engine.cpp). 240: at 10 s it gained on the benchmark's DAGs of 258
-// to 300 ops and lost on those of 168 and 210 (README).
-constexpr int32_t kLargeDagOps = 240;
-
 // Chooses a neighbourhood of about `size` ops (kind picked by the rng).
 std::vector<char> pick_neighbourhood(const PlanGraph& graph, const PlanSchedule& schedule,
                                      int32_t size, Rng* rng, int32_t* kind);

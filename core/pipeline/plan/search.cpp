@@ -562,7 +562,8 @@ struct ScheduleSearch::Impl {
   bool done = false;
   bool last_dive_complete = true;
   int64_t upper = kInf;
-  int64_t root = 0;
+  // The root bound, computed on first use (a dive never needs it).
+  mutable int64_t root = -1;
   int64_t nodes = 0, bound_prunes = 0, dominance_prunes = 0;
 
   // Dominance table: hash of the discrete key -> (key, times) seen.
@@ -603,7 +604,24 @@ struct ScheduleSearch::Impl {
     order_rng = Rng(config.seed);
     dfs = std::make_unique<State>(g, members, twin, config.symmetry);
     diver = std::make_unique<State>(g, members, twin, config.symmetry);
-    root = pipeline::root_bound(g);
+  }
+
+  // The full root bound (plan/bound.h), or (SearchConfig::one_device_root)
+  // the one-device relaxations alone: the window bound's sweep over every
+  // head costs more than the few hundred nodes of a neighbourhood search,
+  // and on a restricted graph its kept ops are pinned, which the one-device
+  // bounds see already.
+  int64_t root_value() const {
+    if (root >= 0) return root;
+    if (config.one_device_root) {
+      State& s = *dfs;
+      BoundScratch local;
+      PartialState ps{&s.start, &s.end_at, &s.group_device, &s.free_at, &s.level, 0};
+      root = g.on_grid(partial_bound(g, ps, &local));
+    } else {
+      root = pipeline::root_bound(g);
+    }
+    return root;
   }
 
   double priority(const State& s, int32_t i, int32_t d, int32_t rule) const {
@@ -681,7 +699,7 @@ struct ScheduleSearch::Impl {
     children(s, d, tau, config.rule, config.noise, &order_rng, &arena, &startable_buf);
     f.child_end = arena.size();
     f.next = f.child_begin;
-    const int64_t parent = stack.empty() ? root : stack.back().bound;
+    const int64_t parent = stack.empty() ? root_value() : stack.back().bound;
     if (f.child_end - f.child_begin == 1) {
       // A forced step (one child, no wait): nothing to choose, so no bound
       // or dominance test beyond the makespan so far. Long forced stretches
@@ -758,7 +776,7 @@ struct ScheduleSearch::Impl {
     if (done) return false;
     if (!started) {
       started = true;
-      if (root >= upper) {
+      if (root_value() >= upper) {
         done = true;
         return false;
       }
@@ -801,12 +819,12 @@ struct ScheduleSearch::Impl {
 
   int64_t open_bound() const {
     if (done) return upper;
-    if (!started) return std::min(root, upper);
+    if (!started) return std::min(root_value(), upper);
     int64_t b = upper;
     for (const Frame& f : stack) {
       if (f.next < f.child_end || f.applied) b = std::min(b, f.bound);
     }
-    return std::max(std::min(b, upper), std::min(root, upper));
+    return std::max(std::min(b, upper), std::min(root_value(), upper));
   }
 
   bool dive(Rng* rng, double noise, int32_t rule, PlanSchedule* found, int64_t* used) {
@@ -862,7 +880,7 @@ int64_t ScheduleSearch::upper() const { return impl_->upper; }
 bool ScheduleSearch::run(int64_t nodes, PlanSchedule* found) { return impl_->run(nodes, found); }
 bool ScheduleSearch::exhausted() const { return impl_->done; }
 int64_t ScheduleSearch::open_bound() const { return impl_->open_bound(); }
-int64_t ScheduleSearch::root_bound() const { return impl_->root; }
+int64_t ScheduleSearch::root_bound() const { return impl_->root_value(); }
 int64_t ScheduleSearch::nodes() const { return impl_->nodes; }
 int64_t ScheduleSearch::pruned_by_bound() const { return impl_->bound_prunes; }
 int64_t ScheduleSearch::pruned_by_dominance() const { return impl_->dominance_prunes; }

@@ -40,6 +40,11 @@ struct SearchConfig {
   // remaining load, kept up to date as ops start (neighbourhood searches,
   // where most ops are tied and nodes must be cheap).
   bool cheap_bound = false;
+  // The root bound: the full one (plan/bound.h), or only the one-device
+  // relaxations of the cheap bound. The window bound's sweep over every head
+  // was 52% of the CPU of an LNS-heavy run on the benchmark's 258-op DAG;
+  // LNS repairs on large DAGs (kLargeDagOps) set this.
+  bool one_device_root = false;
 };
 
 class ScheduleSearch {
