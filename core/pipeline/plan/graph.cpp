@@ -8,6 +8,8 @@
 #include <numeric>
 #include <string>
 
+#include "core/pipeline/plan/slot_timing.h"
+
 namespace shardlab::pipeline {
 namespace {
 
@@ -354,16 +356,14 @@ Result<PlanSchedule> time_orders(const PlanGraph& graph,
     if (static_cast<int32_t>(partner.size()) != n) return fail("the pairs do not cover the ops");
     out.partner = partner;
   }
-  // Slots in device order: members, length, the next slot on the device.
-  struct Slot {
-    int32_t members[3] = {-1, -1, -1};
+  // Slots in device order (plan/slot_timing.h), with their members.
+  struct Members {
+    int32_t op[3] = {-1, -1, -1};
     int32_t count = 0;
-    int64_t length = 0;
-    int32_t device = 0;
-    int32_t next = -1;
   };
-  std::vector<Slot> slots;
-  std::vector<int32_t> slot_of(n, -1);
+  std::vector<Members> members;
+  SlotOrder t;
+  t.slot_of.assign(n, -1);
   int32_t placed = 0;
   for (int32_t d = 0; d < static_cast<int32_t>(orders.size()); ++d) {
     int32_t last = -1;
@@ -372,44 +372,31 @@ Result<PlanSchedule> time_orders(const PlanGraph& graph,
       const int32_t i = order[k];
       if (i < 0 || i >= n || out.device[i] >= 0)
         return fail("an op is missing, repeated or unknown");
-      Slot slot;
-      slot.device = d;
-      if (!slot_members(graph, partner, i, slot.members, &slot.count, &slot.length)) {
+      Members slot;
+      int64_t length = 0;
+      if (!slot_members(graph, partner, i, slot.op, &slot.count, &length)) {
         return fail("a pair the graph does not allow");
       }
+      const int32_t s = static_cast<int32_t>(members.size());
       for (int32_t m = 0; m < slot.count; ++m) {
-        const int32_t op = slot.members[m];
+        const int32_t op = slot.op[m];
         if (k + m >= order.size() || order[k + m] != op || out.device[op] >= 0) {
           return fail("a pair's F, B and W are not consecutive");
         }
         out.device[op] = d;
-        slot_of[op] = static_cast<int32_t>(slots.size());
+        t.slot_of[op] = s;
         ++placed;
       }
       k += slot.count;
-      if (last >= 0) slots[last].next = static_cast<int32_t>(slots.size());
-      last = static_cast<int32_t>(slots.size());
-      slots.push_back(slot);
+      if (last >= 0) t.next[last] = s;
+      last = s;
+      members.push_back(slot);
+      t.device.push_back(d);
+      t.next.push_back(-1);
+      t.length.push_back(length);
     }
   }
   if (placed != n) return fail("an op is missing");
-  const int32_t num_slots = static_cast<int32_t>(slots.size());
-  // Each slot waits for the slot before it on its device and for every arc
-  // into it from outside (an arc between members other than b -> W never
-  // clears: such a pair deadlocks).
-  std::vector<int32_t> waiting(num_slots, 0);
-  for (int32_t s = 0; s < num_slots; ++s) {
-    if (slots[s].next >= 0) ++waiting[slots[s].next];
-  }
-  for (const PlanArc& a : graph.arcs) {
-    if (slot_of[a.from] == slot_of[a.to] && graph.inner(a)) continue;
-    ++waiting[slot_of[a.to]];
-  }
-  std::vector<int64_t> ready(num_slots, 0);
-  std::vector<int32_t> queue;
-  for (int32_t s = 0; s < num_slots; ++s) {
-    if (waiting[s] == 0) queue.push_back(s);
-  }
   std::vector<int64_t> level(graph.devices, 0);
   std::vector<char> hosted(graph.num_groups(), 0);
   for (int32_t i = 0; i < n; ++i) {
@@ -422,39 +409,34 @@ Result<PlanSchedule> time_orders(const PlanGraph& graph,
   for (int32_t d = 0; d < graph.devices; ++d) {
     if (level[d] > graph.mem_cap[d]) return fail("parameters exceed a memory cap");
   }
-  int32_t done = 0;
-  while (!queue.empty()) {
-    const int32_t s = queue.back();
-    queue.pop_back();
-    ++done;
-    const Slot& slot = slots[s];
-    const int32_t d = slot.device;
-    int64_t peak = 0, net = 0;
-    for (int32_t m = 0; m < slot.count; ++m) {
-      peak += graph.ops[slot.members[m]].mem_peak;
-      net += graph.ops[slot.members[m]].mem_net;
-      out.start[slot.members[m]] = ready[s];
-    }
-    if (level[d] + peak > graph.mem_cap[d]) return fail("memory above the cap");
-    level[d] += net;
-    const int64_t end = ready[s] + slot.length;
-    out.makespan = std::max(out.makespan, end);
-    for (int32_t m = 0; m < slot.count; ++m) {
-      const int32_t i = slot.members[m];
-      for (int32_t k = graph.succ_begin[i]; k < graph.succ_begin[i + 1]; ++k) {
-        const PlanArc& a = graph.arcs[graph.succ_arc[k]];
-        const int32_t t = slot_of[a.to];
-        if (t == s && graph.inner(a)) continue;
-        ready[t] = std::max(ready[t], end + (out.device[a.to] == d ? 0 : a.delay));
-        if (--waiting[t] == 0) queue.push_back(t);
-      }
-    }
-    if (slot.next >= 0) {
-      ready[slot.next] = std::max(ready[slot.next], end);
-      if (--waiting[slot.next] == 0) queue.push_back(slot.next);
-    }
-  }
-  if (done != num_slots) return fail("deadlock (a cycle)");
+  // A slot is timed after the one before it on its device, so each device's
+  // memory is followed in its order. (An arc between a pair's members other
+  // than B -> W never clears: such a pair deadlocks.)
+  bool over_cap = false;
+  const int32_t done = time_slots(
+      graph, &t,
+      [&](int32_t s, int32_t m[3]) {
+        std::copy(members[s].op, members[s].op + members[s].count, m);
+        return members[s].count;
+      },
+      [&](int32_t s, int32_t d, int64_t end) {
+        int64_t peak = 0, net = 0;
+        for (int32_t m = 0; m < members[s].count; ++m) {
+          const int32_t i = members[s].op[m];
+          peak += graph.ops[i].mem_peak;
+          net += graph.ops[i].mem_net;
+          out.start[i] = t.ready[s];
+        }
+        if (level[d] + peak > graph.mem_cap[d]) {
+          over_cap = true;
+          return false;
+        }
+        level[d] += net;
+        out.makespan = std::max(out.makespan, end);
+        return true;
+      });
+  if (over_cap) return fail("memory above the cap");
+  if (done != static_cast<int32_t>(members.size())) return fail("deadlock (a cycle)");
   return out;
 }
 

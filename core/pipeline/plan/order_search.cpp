@@ -8,6 +8,8 @@
 
 #include <algorithm>
 
+#include "core/pipeline/plan/slot_timing.h"
+
 namespace shardlab::pipeline {
 namespace {
 
@@ -49,8 +51,7 @@ struct OrderSearch::Impl {
   int64_t moves = 0, last_gain = 0;
   // Timing scratch, per slot of the flattened orders.
   std::vector<Entry> flat;
-  std::vector<int32_t> slot_dev, slot_next, slot_of, waiting, queue;
-  std::vector<int64_t> ready;
+  SlotOrder timing;
   std::vector<Entry> saved;
 
   // Symmetry: ops of a class keep rank order on their device (the rule of
@@ -76,7 +77,7 @@ struct OrderSearch::Impl {
       ++count[dev_of[i]];
     }
     ok = std::any_of(count.begin(), count.end(), [](int32_t c) { return c > 1; });
-    slot_of.assign(n, -1);
+    timing.slot_of.assign(n, -1);
     base_penalty = penalty = std::max<int64_t>(1, g.grid / 2);
     members_of = g.class_members();
     next_rank.assign(g.classes, 0);
@@ -133,75 +134,44 @@ struct OrderSearch::Impl {
     return over;
   }
 
-  // Semi-active timing of seq (ready[] holds each slot's start); the cost,
-  // or kNoCap on a cycle.
+  // Semi-active timing of seq (timing.ready holds each slot's start); the
+  // cost, or kNoCap on a cycle.
   int64_t evaluate(int64_t* makespan) {
-    flat.clear();
-    slot_dev.clear();
-    slot_next.clear();
+    int32_t slots = 0;
+    for (int32_t d = 0; d < g.devices; ++d) slots += static_cast<int32_t>(seq[d].size());
+    flat.resize(slots);
+    timing.device.resize(slots);
+    timing.next.resize(slots);
+    timing.length.resize(slots);
     int32_t m[3];
+    int32_t at = 0;
     for (int32_t d = 0; d < g.devices; ++d) {
-      for (size_t k = 0; k < seq[d].size(); ++k) {
-        const int32_t s = static_cast<int32_t>(flat.size());
-        flat.push_back(seq[d][k]);
-        slot_dev.push_back(d);
-        slot_next.push_back(k + 1 < seq[d].size() ? s + 1 : -1);
+      for (size_t k = 0; k < seq[d].size(); ++k, ++at) {
+        flat[at] = seq[d][k];
+        timing.device[at] = d;
+        timing.next[at] = k + 1 < seq[d].size() ? at + 1 : -1;
+        timing.length[at] = seq[d][k].len;
         const int32_t c = members(seq[d][k], m);
-        for (int32_t j = 0; j < c; ++j) slot_of[m[j]] = s;
+        for (int32_t j = 0; j < c; ++j) timing.slot_of[m[j]] = at;
       }
-    }
-    const int32_t slots = static_cast<int32_t>(flat.size());
-    waiting.assign(slots, 0);
-    ready.assign(slots, 0);
-    for (int32_t s = 0; s < slots; ++s) {
-      if (slot_next[s] >= 0) ++waiting[slot_next[s]];
-      const int32_t c = members(flat[s], m);
-      for (int32_t j = 0; j < c; ++j) {
-        for (int32_t k = g.succ_begin[m[j]]; k < g.succ_begin[m[j] + 1]; ++k) {
-          const PlanArc& a = g.arcs[g.succ_arc[k]];
-          if (slot_of[a.to] == s && g.inner(a)) continue;
-          ++waiting[slot_of[a.to]];
-        }
-      }
-    }
-    queue.clear();
-    for (int32_t s = 0; s < slots; ++s) {
-      if (waiting[s] == 0) queue.push_back(s);
     }
     std::vector<int64_t>& end_of_device = dev_end_;
     end_of_device.assign(g.devices, 0);
-    int32_t done = 0;
     int64_t span = 0;
-    while (!queue.empty()) {
-      const int32_t s = queue.back();
-      queue.pop_back();
-      ++done;
-      const int32_t d = slot_dev[s];
-      const int64_t end = ready[s] + flat[s].len;
-      span = std::max(span, end);
-      end_of_device[d] = std::max(end_of_device[d], end);
-      const int32_t c = members(flat[s], m);
-      for (int32_t j = 0; j < c; ++j) {
-        for (int32_t k = g.succ_begin[m[j]]; k < g.succ_begin[m[j] + 1]; ++k) {
-          const PlanArc& a = g.arcs[g.succ_arc[k]];
-          const int32_t t = slot_of[a.to];
-          if (t == s && g.inner(a)) continue;
-          ready[t] = std::max(ready[t], end + (slot_dev[t] == d ? 0 : a.delay));
-          if (--waiting[t] == 0) queue.push_back(t);
-        }
-      }
-      if (slot_next[s] >= 0) {
-        ready[slot_next[s]] = std::max(ready[slot_next[s]], end);
-        if (--waiting[slot_next[s]] == 0) queue.push_back(slot_next[s]);
-      }
-    }
+    const int32_t done = time_slots(
+        g, &timing, [&](int32_t s, int32_t out[3]) { return members(flat[s], out); },
+        [&](int32_t, int32_t d, int64_t end) {
+          span = std::max(span, end);
+          end_of_device[d] = std::max(end_of_device[d], end);
+          return true;
+        });
     if (done != slots) return kNoCap;
     *makespan = span;
     int64_t sum = 0;
     if (secondary == 0) {
       for (int64_t e : end_of_device) sum += e;
     } else {
-      for (int32_t s = 0; s < slots; ++s) sum += ready[s];
+      for (int32_t s = 0; s < slots; ++s) sum += timing.ready[s];
     }
     return (span + penalty * over_total) * kSpread + std::min<int64_t>(sum, kSpread - 1);
   }
@@ -217,7 +187,7 @@ struct OrderSearch::Impl {
     int32_t m[3];
     for (size_t s = 0; s < flat.size(); ++s) {
       const int32_t c = members(flat[s], m);
-      for (int32_t j = 0; j < c; ++j) out.start[m[j]] = ready[s];
+      for (int32_t j = 0; j < c; ++j) out.start[m[j]] = timing.ready[s];
       pairs |= flat[s].b >= 0;
     }
     if (pairs) {
