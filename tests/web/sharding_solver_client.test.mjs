@@ -76,6 +76,15 @@ function fresh(count, readyMs, offerMs) {
   return new SolverClient('worker.js', count);
 }
 
+// Two workers with a model, 20 ms into a run.
+async function twoRunning() {
+  const client = fresh(2, 0, 0);
+  client.model = {fields: [new Int32Array([1]).buffer], name: 'M'};
+  const run = client.start({seed: 1}, 600);
+  await sleep(20);
+  return {client, run};
+}
+
 test('a stop while the carried plan is being offered starts no engine', async () => {
   const client = fresh(2, 0, 200);
   await Promise.all(client.workers.map((w) => w.ready));
@@ -163,10 +172,7 @@ async function withoutGrace(body) {
 test(
     'a stop while every worker announced a long step (a presolve) does not wait the grace',
     async () => {
-      const client = fresh(2, 0, 0);
-      client.model = {fields: [new Int32Array([1]).buffer], name: 'M'};
-      const run = client.start({seed: 1}, 600);
-      await sleep(20);
+      const {client, run} = await twoRunning();
       for (const fake of fakes) {  // each enters its presolve and answers nothing more
         fake.send(reply(MSG.PROGRESS, fake.running, {busy: {phase: 'presolve'}}));
         fake.deaf = true;
@@ -237,10 +243,7 @@ test('a stop before the worker has begun its START does not wait the grace', asy
 test(
     'a stop ends the run in its own task; late plans are kept, a silent worker replaced',
     async () => {
-      const client = fresh(2, 0, 0);
-      client.model = {fields: [new Int32Array([1]).buffer], name: 'M'};
-      const run = client.start({seed: 1}, 600);
-      await sleep(20);
+      const {client, run} = await twoRunning();
       const plan = (cost) => ({
         record: {
           elapsedS: 0.5,
