@@ -59,7 +59,7 @@ TEST_CASE("pipeline plan dag lns: large DAGs take critical chains and LNS's larg
     const Problem problem = draw_dag(&rng, {5, 3}, {40, 4}, 3);
     const PlanGraph g = graph_of(problem);
     REQUIRE(g.num_ops() >= kLargeDagOps);
-    REQUIRE(g.large_dag());
+    REQUIRE(g.large_dag);
     EngineConfig config;
     config.seed = 1 + trial;
     config.placement_bound_share = 0;
@@ -76,16 +76,16 @@ TEST_CASE("pipeline plan dag lns: a DAG is large with free groups, no pairs and 
   Rng rng(2412);
   PlanGraph g = graph_of(draw_dag(&rng, {5, 3}, {40, 4}, 3));
   REQUIRE(g.num_ops() >= kLargeDagOps);
-  CHECK(g.large_dag());
+  CHECK(g.large_dag);
   // Every group pinned: nothing to place.
   for (PlanGroup& group : g.groups) group.devices.resize(1);
   REQUIRE(g.finalize().is_ok());
-  CHECK(!g.large_dag());
+  CHECK(!g.large_dag);
   // Fewer ops.
   Rng small(2411);
   const PlanGraph h = graph_of(draw_dag(&small, {3, 2}, {14, 4}, 3));
   REQUIRE(h.num_ops() < kLargeDagOps);
-  CHECK(!h.large_dag());
+  CHECK(!h.large_dag);
 }
 
 }  // namespace

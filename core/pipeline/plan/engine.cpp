@@ -420,7 +420,7 @@ struct PlanEngine::Impl {
     // search below the incumbent never completes, and LNS finds the
     // incumbents after the first second (placement moves: 1 of 172 improved
     // on the benchmark's 258-op DAG at 700,000 work).
-    const bool large = g.large_dag();
+    const bool large = g.large_dag;
     const double improver_share = large ? 0.0 : cfg.improver_share;
     const double dive_share = large ? cfg.dive_share / 2 : cfg.dive_share;
     const double lns_share = std::max(0.0, 1.0 - cfg.prover_share - improver_share - dive_share);

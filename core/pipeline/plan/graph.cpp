@@ -44,14 +44,6 @@ bool share_device(const PlanGroup& a, const PlanGroup& b) {
 
 }  // namespace
 
-bool PlanGraph::large_dag() const {
-  if (any_pairs || num_ops() < kLargeDagOps) return false;
-  for (int32_t g = 0; g < num_groups(); ++g) {
-    if (!fixed(g)) return true;
-  }
-  return false;
-}
-
 int64_t PlanGraph::min_delay(const PlanArc& arc) const {
   const int32_t ga = ops[arc.from].group, gb = ops[arc.to].group;
   if (ga == gb) return 0;
@@ -261,6 +253,9 @@ Status PlanGraph::finalize() {
     for (int32_t i = 0; i < n; ++i) group_ops[at[ops[i].group]++] = i;
   }
   derive_pairs();
+  any_free = false;
+  for (int32_t g = 0; g < num_groups(); ++g) any_free |= !fixed(g);
+  large_dag = any_free && !any_pairs && n >= kLargeDagOps;
   head.assign(n, 0);
   for (int32_t i : topo) {
     for (int32_t k = succ_begin[i]; k < succ_begin[i + 1]; ++k) {

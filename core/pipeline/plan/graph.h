@@ -86,6 +86,10 @@ struct PlanGraph {
   // ops that may take part). In a pair the W does not wait for the B, so
   // the arc b -> weight(b) is "inner" for a pairable b.
   bool any_pairs = false;
+  // Some group may run on more than one device.
+  bool any_free = false;
+  // any_free, no pairs and at least kLargeDagOps ops (see there).
+  bool large_dag = false;
   std::vector<char> pairable;  // per op: an F or B with at least one partner
   // Bounds with pairs (see plan/bound.cpp): least time from an op's start to
   // its end (a pair may end sooner than the op alone), and the device time
@@ -117,8 +121,6 @@ struct PlanGraph {
   int32_t num_ops() const { return static_cast<int32_t>(ops.size()); }
   int32_t num_groups() const { return static_cast<int32_t>(groups.size()); }
   bool fixed(int32_t group) const { return groups[group].devices.size() == 1; }
-  // Free groups, no pairs and at least kLargeDagOps ops (see there).
-  bool large_dag() const;
   // The delay an arc costs at least, over every placement its groups allow.
   int64_t min_delay(const PlanArc& arc) const;
   // Length of the pair of F op f and B op b (with b's W), or -1 when they

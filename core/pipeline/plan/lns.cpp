@@ -136,14 +136,7 @@ std::vector<char> pick_neighbourhood(const PlanGraph& graph, const PlanSchedule&
   std::vector<char> freed(n, 0);
   if (n == 0) return freed;
   size = std::max<int32_t>(2, std::min(size, n));
-  const bool flexible = [&] {
-    for (int32_t g = 0; g < graph.num_groups(); ++g) {
-      if (!graph.fixed(g)) return true;
-    }
-    return false;
-  }();
-  const bool large = graph.large_dag();
-  *kind = static_cast<int32_t>(rng->below(large ? 5 : flexible ? 4 : 3));
+  *kind = static_cast<int32_t>(rng->below(graph.large_dag ? 5 : graph.any_free ? 4 : 3));
   const int64_t span = std::max<int64_t>(1, schedule.makespan);
   if (*kind == 0 || *kind == 1) {
     // A time window over all devices, or over a few neighbouring devices
@@ -233,7 +226,7 @@ bool lns_move(const PlanGraph& graph, const PlanSchedule& schedule,
   SearchConfig config;
   config.table_entries = 1 << 16;
   config.cheap_bound = true;
-  config.one_device_root = graph.large_dag();
+  config.one_device_root = graph.large_dag;
   ScheduleSearch search(restricted, config);
   search.set_upper(upper);
   bool improved = false;

@@ -101,12 +101,10 @@ struct Layout {
   // Pairs (i < k) that may share a device and are not ordered.
   std::vector<std::pair<int32_t, int32_t>> pairs;
   std::vector<std::vector<int32_t>> pair_of;  // per op: pair indices
-  bool flexible = false;
 
   Layout(const PlanGraph& graph, bool symmetry)
       : g(graph), chains(rank_chains(graph, symmetry)), reach(closure(graph, chains)) {
     const int32_t n = g.num_ops();
-    for (int32_t gr = 0; gr < g.num_groups(); ++gr) flexible |= !g.fixed(gr);
     pair_of.assign(n, {});
     for (int32_t i = 0; i < n; ++i) {
       for (int32_t k = i + 1; k < n; ++k) {
@@ -249,7 +247,7 @@ MipModel emit_lp(const PlanGraph& g, const MipUnits& units, const PlanSchedule& 
     emit(e, ">=", p(ch.from));
   }
   // One device per free unit.
-  if (L.flexible) {
+  if (g.any_free) {
     for (int32_t gr = 0; gr < g.num_groups(); ++gr) {
       if (g.fixed(gr)) continue;
       Expr e;
