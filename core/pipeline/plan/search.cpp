@@ -604,23 +604,23 @@ struct ScheduleSearch::Impl {
     order_rng = Rng(config.seed);
     dfs = std::make_unique<State>(g, members, twin, config.symmetry);
     diver = std::make_unique<State>(g, members, twin, config.symmetry);
-  }
-
-  // The full root bound (plan/bound.h), or (SearchConfig::one_device_root)
-  // the one-device relaxations alone: the window bound's sweep over every
-  // head costs more than the few hundred nodes of a neighbourhood search,
-  // and on a restricted graph its kept ops are pinned, which the one-device
-  // bounds see already.
-  int64_t root_value() const {
-    if (root >= 0) return root;
+    // The one-device root bound is taken from the root state, fresh here
+    // (every search that has the option runs, so it is never wasted).
     if (config.one_device_root) {
       State& s = *dfs;
       BoundScratch local;
       PartialState ps{&s.start, &s.end_at, &s.group_device, &s.free_at, &s.level, 0};
       root = g.on_grid(partial_bound(g, ps, &local));
-    } else {
-      root = pipeline::root_bound(g);
     }
+  }
+
+  // The full root bound (plan/bound.h), or (SearchConfig::one_device_root,
+  // taken in the constructor) the one-device relaxations alone: the window
+  // bound's sweep over every head costs more than the few hundred nodes of
+  // a neighbourhood search, and on a restricted graph its kept ops are
+  // pinned, which the one-device bounds see already.
+  int64_t root_value() const {
+    if (root < 0) root = pipeline::root_bound(g);
     return root;
   }
 
