@@ -8,10 +8,13 @@ import fs from 'node:fs';
 import {createRequire} from 'node:module';
 import path from 'node:path';
 import {after, before} from 'node:test';
+import {pathToFileURL} from 'node:url';
 
 export const SOURCE = process.env.SHARDLAB_SOURCE_DIR || path.resolve('.');
 export const SITE = process.env.SHARDLAB_SITE || path.join(SOURCE, 'build/wasm/site');
 export const SHARED = process.env.SHARDLAB_SHARED_DIR || path.resolve(SOURCE, '../shared');
+const {STOP_GRACE_MS} =
+    await import(pathToFileURL(path.join(SOURCE, 'web/worker_client.mjs')).href);
 export const CHROMIUM = process.env.SHARDLAB_CHROMIUM || '/usr/bin/chromium';
 export const CHROMIUM_ARGS = [
   '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
@@ -238,10 +241,11 @@ export function table(title, header, rows) {
 }
 
 /**
- * For openPage's `prepare`: the page's timers of graceMs (the stop's grace,
- * STOP_GRACE_MS) never fire; window.heldGrace counts them.
+ * For openPage's `prepare`: the page's timers of the stop's grace
+ * (STOP_GRACE_MS, web/worker_client.mjs) never fire; window.heldGrace
+ * counts them.
  */
-export function holdGrace(context, graceMs) {
+export function holdGrace(context) {
   return context.addInitScript((graceMs) => {
     const real = window.setTimeout;
     window.heldGrace = 0;
@@ -249,5 +253,5 @@ export function holdGrace(context, graceMs) {
       if (ms === graceMs) return ++window.heldGrace;
       return real(fn, ms, ...rest);
     };
-  }, graceMs);
+  }, STOP_GRACE_MS);
 }

@@ -8,15 +8,11 @@
 // is asserted: the stuck step lasts far longer than any wait here.
 //   node tests/browser/stop.test.mjs   (after cmake --build --preset wasm)
 import assert from 'node:assert/strict';
-import path from 'node:path';
 import {test} from 'node:test';
-import {pathToFileURL} from 'node:url';
 
-import {holdGrace, openPage, SOURCE, status, stuckWorker, text, useSite, waitStatus} from './harness.mjs';
+import {holdGrace, openPage, status, stuckWorker, text, useSite, waitStatus} from './harness.mjs';
 
 const site = useSite();
-const {STOP_GRACE_MS} =
-    await import(pathToFileURL(path.join(SOURCE, 'web/worker_client.mjs')).href);
 const ENDED = ['stopped', 'done', 'error'];
 const ENGINE_CREATE = 'ensureEngine(req.options, req.index);';
 const digits = async (page, testid) => (await text(page, testid)).replace(/[^0-9]/g, '');
@@ -198,7 +194,7 @@ test(
             // longer than the grace to end its step): its stopped answer
             // is what this test reads.
             prepare: async (context) => {
-              await holdGrace(context, STOP_GRACE_MS);
+              await holdGrace(context);
               await context.addInitScript(() => {
                 const Base = window.Worker;
                 window.planRecords = [];

@@ -17,15 +17,11 @@
 // Order and structure only, never wall time.
 //   node tests/browser/stop_order.test.mjs   (after cmake --build --preset wasm)
 import assert from 'node:assert/strict';
-import path from 'node:path';
 import {test} from 'node:test';
-import {pathToFileURL} from 'node:url';
 
-import {holdGrace, openPage, SOURCE, status, stuckWorker, text, useSite, waitStatus} from './harness.mjs';
+import {holdGrace, openPage, status, stuckWorker, text, useSite, waitStatus} from './harness.mjs';
 
 const site = useSite();
-const {STOP_GRACE_MS} =
-    await import(pathToFileURL(path.join(SOURCE, 'web/worker_client.mjs')).href);
 
 // The sharding worker sticks right after building its engine (inside the
 // presolve it announced); the pipeline worker right after making its
@@ -103,7 +99,7 @@ async function stuckPlanner(prepare, announced = false) {
 }
 
 test('sharding: a Stop in an announced presolve does not wait the grace', async () => {
-  const page = await stuckSharding((context) => holdGrace(context, STOP_GRACE_MS), true);
+  const page = await stuckSharding((context) => holdGrace(context), true);
   const best = await page.evaluate(() => window.shardlab.client.best.cost);
   await page.click('[data-testid=stop]');
   // Before, the run ended only when the grace timer fired: never, here.
@@ -188,7 +184,7 @@ test('sharding: a Stop before the worker has begun its run does not wait the gra
   const page = await openPage(site.browser, `${site.url}?time=600&workers=1#v=2&ex=example.json`, {
     prepare: async (context) => {
       await stuckWorker('sharding/worker.js', 'async function start(req, run) {')(context);
-      await holdGrace(context, STOP_GRACE_MS);
+      await holdGrace(context);
     }
   });
   await waitStatus(page, 'solving');
@@ -201,7 +197,7 @@ test('sharding: a Stop before the worker has begun its run does not wait the gra
 });
 
 test('pipeline planner: a Stop in the announced start does not wait the grace', async () => {
-  const page = await stuckPlanner((context) => holdGrace(context, STOP_GRACE_MS), true);
+  const page = await stuckPlanner((context) => holdGrace(context), true);
   await page.click('[data-testid=pl-stop]');
   await waitStatus(page, ['stopped', 'done', 'error'], 30000, 'pipeline');
   assert.equal(await status(page, 'pipeline'), 'stopped');
@@ -246,7 +242,7 @@ test('teach: a Stop shows the best plan at once while the worker is stuck', asyn
   const page = await openPage(site.browser, `${site.url}#v=3&lab=teach&ex=mlp.json&t=600`, {
     prepare: async (context) => {
       await stuckWorker(...TEACH)(context);
-      await holdGrace(context, STOP_GRACE_MS);
+      await holdGrace(context);
     }
   });
   await waitStatus(page, 'solving', 60000, 'teach');
@@ -269,7 +265,7 @@ test('plan: a Stop shows the evaluated plan at once while the worker is stuck', 
   const page = await openPage(site.browser, `${site.url}#v=3&lab=plan&t=600`, {
     prepare: async (context) => {
       await stuckWorker(...PLAN)(context);
-      await holdGrace(context, STOP_GRACE_MS);
+      await holdGrace(context);
     }
   });
   await planEvaluated(page);

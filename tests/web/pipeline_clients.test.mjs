@@ -13,6 +13,8 @@ import path from 'node:path';
 import {test} from 'node:test';
 import {pathToFileURL} from 'node:url';
 
+import {holdTimers} from './hold_timers.mjs';
+
 const WEB = path.resolve(process.env.SHARDLAB_SOURCE_DIR || '.', 'web');
 const {MSG, OP, reply, errorReply, makeRecord, checkReply} =
     await import(pathToFileURL(path.join(WEB, 'protocol.mjs')).href);
@@ -77,19 +79,6 @@ const record = (bound, elapsedS, incumbent = null, counters = {}) =>
     makeRecord({elapsedS, incumbent, bound, counters});
 
 const {STOP_GRACE_MS} = await import(pathToFileURL(path.join(WEB, 'worker_client.mjs')).href);
-
-/**
- * Holds back the timers set from now on (only those of `ms` milliseconds
- * when given): they never run unless the test calls them from `held`.
- * `real` is the real setTimeout; restore() puts it back.
- */
-function holdTimers(ms = null) {
-  const real = globalThis.setTimeout;
-  const held = [];
-  globalThis.setTimeout = (fn, delay, ...rest) =>
-      (ms === null || delay === ms ? held.push(fn) : real(fn, delay, ...rest));
-  return {held, real, restore: () => (globalThis.setTimeout = real)};
-}
 
 // A planner client on a session client, as lab.mjs wires them.
 function plannerClient(handlers = {}) {

@@ -9,6 +9,8 @@ import path from 'node:path';
 import {test} from 'node:test';
 import {pathToFileURL} from 'node:url';
 
+import {holdTimers} from './hold_timers.mjs';
+
 const WEB = path.resolve(process.env.SHARDLAB_SOURCE_DIR || '.', 'web');
 const {MSG, OP, reply, makeRecord} =
     await import(pathToFileURL(path.join(WEB, 'protocol.mjs')).href);
@@ -69,18 +71,6 @@ globalThis.Worker = FakeWorker;
 const {PlanClient} = await import(pathToFileURL(path.join(WEB, 'plan/plan_client.mjs')).href);
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/**
- * Holds back the timers of `ms` milliseconds set from now on: they never
- * run unless the test calls them from `held`. restore() puts setTimeout back.
- */
-function holdTimers(ms) {
-  const real = globalThis.setTimeout;
-  const held = [];
-  globalThis.setTimeout = (fn, delay, ...rest) =>
-      (delay === ms ? held.push(fn) : real(fn, delay, ...rest));
-  return {held, restore: () => (globalThis.setTimeout = real)};
-}
 
 // What `promise` resolved to within a few microtasks (the stop's own task), else null.
 async function soon(promise) {

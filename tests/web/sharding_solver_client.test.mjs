@@ -9,6 +9,8 @@ import path from 'node:path';
 import {test} from 'node:test';
 import {pathToFileURL} from 'node:url';
 
+import {holdTimers} from './hold_timers.mjs';
+
 const WEB = path.resolve(process.env.SHARDLAB_SOURCE_DIR || '.', 'web');
 const {MSG, OP, reply} = await import(pathToFileURL(path.join(WEB, 'protocol.mjs')).href);
 
@@ -156,16 +158,11 @@ test(
 // never fire, so a stop that still waits for its grace never resolves.
 async function withoutGrace(body) {
   const {STOP_GRACE_MS} = await import(pathToFileURL(path.join(WEB, 'worker_client.mjs')).href);
-  const real = globalThis.setTimeout;
-  const held = [];
-  globalThis.setTimeout = (fn, ms, ...rest) => {
-    if (ms === STOP_GRACE_MS) return held.push(fn);
-    return real(fn, ms, ...rest);
-  };
+  const timers = holdTimers(STOP_GRACE_MS);
   try {
-    return await body(held);
+    return await body(timers.held);
   } finally {
-    globalThis.setTimeout = real;
+    timers.restore();
   }
 }
 
