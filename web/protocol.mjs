@@ -36,7 +36,7 @@ export const OP = Object.freeze({
   MODEL: 'model',  // {model: {fields, name, hasLimit, limit}}: import a model parsed elsewhere
   START: 'start',  // {options, index, timeLimitS, baseS}: run the engine
   // The teaching lab's wasm calls, on a sharding worker of its own:
-  // {call: 'generate', text, name, options}: {instance, sidecar, model};
+  // {call: 'generate', text, name, options}: {instance (UTF-8 bytes), sidecar, model};
   // {call: 'explain', text, request}: {report} (teachExplain's JSON text).
   TEACH: 'teach',
   // The pipeline lab (web/pipeline/worker.js): a session per problem.

@@ -116,6 +116,12 @@ test('every export has a Copy button, and "Copied" appears beside it', async () 
     const copied = await page.evaluate(() => navigator.clipboard.readText());
     if (want[key]) assert.equal(copied, want[key], key);
     if (key === 'report') assert.equal(JSON.parse(copied).model, 'mlp');
+    // The generated instance's bytes stay on the page after a copy went to the solver.
+    if (key === 'instance') {
+      assert.equal(
+          `${JSON.parse(copied).problem.nodes.costs.length} nodes`,
+          (await text(page, 'teach-instance')).split(',')[0]);
+    }
   }
   await page.click('[data-testid=teach-copy-link]');
   await page.waitForFunction(

@@ -1,7 +1,8 @@
 // Unit tests of web/teach/report.mjs on a real explanation (the native
 // `shardlab teach --json` of the MLP, written below as the page receives it):
-// what changed between two solves, the force sentence (the JAX script is
-// the core's; tests/cli/teach_jax.sh and tests/wasm/teach.test.mjs check it).
+// what changed between two solves, the force sentence, each op's backward
+// ops (the JAX script is the core's; tests/cli/teach_jax.sh and
+// tests/wasm/teach.test.mjs check it).
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import {test} from 'node:test';
@@ -84,4 +85,30 @@ test('units, dims, collectives and the force sentence', () => {
       'Forcing h=b:x: 14.069 ms (bound 14.069 ms, proven) against the ' +
           'free optimum 366.9 µs (bound 366.9 µs): +13.702 ms.');
   assert.equal(R.forceText(megatron), '');
+});
+
+test('backwardOf gives each op the backward ops a scan of them all would, in order', () => {
+  // Dotted op names, an op named "grad", a backward op of no op.
+  const report = {
+    ops: {h: {}, 'h.x': {}, grad: {}, r1: {}},
+    backward: {
+      'h.grad.W1': {},
+      'h.x.grad.y': {},
+      'grad.r1': {},
+      'r1.shared': {},
+      'grad.h': {},
+      'ln.shared': {}
+    }
+  };
+  const expected = {
+    h: ['h.grad.W1', 'h.x.grad.y', 'grad.h'],
+    'h.x': ['h.x.grad.y'],
+    grad: ['grad.r1', 'grad.h'],
+    r1: ['grad.r1', 'r1.shared']
+  };
+  assert.deepEqual(Object.fromEntries(R.backwardOf(report)), expected);
+  const scan = (name) =>
+      Object.keys(report.backward).filter((b) => b.startsWith(`${name}.`) || b === `grad.${name}`);
+  for (const name of Object.keys(report.ops)) assert.deepEqual(scan(name), expected[name], name);
+  assert.deepEqual(Object.fromEntries(R.backwardOf(megatron)), {h: [], a: [], y: []});
 });

@@ -232,11 +232,17 @@ async function start(req, run) {
 }
 
 // The teaching lab's generate and explain (wasm/teach_bindings.cpp), here
-// so that a deep model's hundreds of milliseconds are not the page's.
+// so that a deep model's hundreds of milliseconds are not the page's. The
+// instance goes to the page as UTF-8 bytes in a transferred buffer: a deep
+// model's is megabytes, which as a string the page would copy in and then
+// encode again for the solver's worker.
+const encoder = new TextEncoder();
+
 function teach(req) {
   if (req.call === 'generate') {
     const g = R.unwrap(M.teachGenerate(req.text, req.name, req.options));
-    return {instance: g.instance, sidecar: g.sidecar, model: g.model};
+    const instance = encoder.encode(g.instance);
+    return {instance, sidecar: g.sidecar, model: g.model, [S.TRANSFER]: [instance.buffer]};
   }
   if (req.call === 'explain') return {report: R.unwrap(M.teachExplain(req.text, req.request))};
   throw new R.ShardLabError('InvalidArgument', `unknown teach call '${req.call}'`);

@@ -86,6 +86,26 @@ export function collectivesByTarget(report) {
   return by;
 }
 
+/**
+ * Per op of the report: the backward ops that belong to it (an op's own,
+ * "op.grad..." and the like, and the gradient sum "grad.op" of its output),
+ * in the report's order. One pass over the backward ops, each looked up by
+ * its dotted prefixes: a scan of them all per op took 150 ms of a 12-block
+ * model's render.
+ */
+export function backwardOf(report) {
+  const of = new Map(Object.keys(report.ops).map((name) => [name, []]));
+  const add = (name, b) => {
+    const list = of.get(name);
+    if (list && list[list.length - 1] !== b) list.push(b);
+  };
+  for (const b of Object.keys(report.backward || {})) {
+    for (let dot = b.indexOf('.'); dot > 0; dot = b.indexOf('.', dot + 1)) add(b.slice(0, dot), b);
+    if (b.startsWith('grad.')) add(b.slice(5), b);
+  }
+  return of;
+}
+
 export function collectiveText(c) {
   return `${c.kind} on ${[].concat(c.axis).join('+')} of ${formatBytes(c.bytes)} ` +
       `(${c.what}, ${c.on}, ${formatNs(c.ns)})`;

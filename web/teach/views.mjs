@@ -5,7 +5,7 @@
 // (report.mjs reads it); lab.mjs calls render() after each solve.
 import {grouped} from '../format.mjs';
 
-import {changedNodes, changeLines, collectivesByTarget, collectiveText, dimsText, formatBytes, formatNs} from './report.mjs';
+import {backwardOf, changedNodes, changeLines, collectivesByTarget, collectiveText, dimsText, formatBytes, formatNs} from './report.mjs';
 
 function cell(tr, text, className = '') {
   const td = document.createElement('td');
@@ -33,15 +33,10 @@ function listCell(tr, list) {
   }
 }
 
-// An op's own collectives and its backward ops' (named "op.grad...", or the
-// gradient sum "grad.op" of its output); `on` maps a node to its collectives.
-function opCollectives(report, on, name) {
-  const names = [
-    name,
-    ...Object.keys(report.backward || {})
-        .filter((b) => b.startsWith(`${name}.`) || b === `grad.${name}`)
-  ];
-  return names.flatMap((n) => on.get(n) || []);
+// An op's own collectives and its backward ops'; `on` maps a node to its
+// collectives, `backward` is backwardOf's.
+function opCollectives(on, backward, name) {
+  return [name, ...backward.get(name)].flatMap((n) => on.get(n) || []);
 }
 
 /**
@@ -73,6 +68,7 @@ export function render(root, report, previous, prefix = 'teach') {
 
   const changed = previous ? changedNodes(previous, report) : new Set();
   const on = collectivesByTarget(report);
+  const backward = backwardOf(report);
   const row = (name, entry) => {
     const tr = document.createElement('tr');
     tr.dataset.op = name;
@@ -87,7 +83,7 @@ export function render(root, report, previous, prefix = 'teach') {
     cell(tr, op.detail);
     cell(tr, op.strategy, 'strategy');
     cell(tr, dimsText(op.dims), 'dims');
-    listCell(tr, opCollectives(report, on, name));
+    listCell(tr, opCollectives(on, backward, name));
     return tr;
   }));
   const tensors = [...Object.entries(report.parameters), ...Object.entries(report.inputs)];
