@@ -72,19 +72,23 @@ TEST_CASE("pipeline plan dag lns: large DAGs take critical chains and LNS's larg
   CHECK(total == 4065);
 }
 
-TEST_CASE("pipeline plan dag lns: a DAG is large with free groups, no pairs and kLargeDagOps ops") {
+TEST_CASE(
+    "pipeline plan dag lns: any_free and large_dag (free groups, no pairs, kLargeDagOps ops)") {
   Rng rng(2412);
   PlanGraph g = graph_of(draw_dag(&rng, {5, 3}, {40, 4}, 3));
   REQUIRE(g.num_ops() >= kLargeDagOps);
+  CHECK(g.any_free);
   CHECK(g.large_dag);
-  // Every group pinned: nothing to place.
+  // Every group pinned: nothing to place (finalize() derives both again).
   for (PlanGroup& group : g.groups) group.devices.resize(1);
   REQUIRE(g.finalize().is_ok());
+  CHECK(!g.any_free);
   CHECK(!g.large_dag);
-  // Fewer ops.
+  // Fewer ops: free groups, but not large.
   Rng small(2411);
   const PlanGraph h = graph_of(draw_dag(&small, {3, 2}, {14, 4}, 3));
   REQUIRE(h.num_ops() < kLargeDagOps);
+  CHECK(h.any_free);
   CHECK(!h.large_dag);
 }
 
