@@ -31,10 +31,7 @@ constexpr int64_t kNone = std::numeric_limits<int64_t>::min();
 
 bool relax_to_devices(const PlanGraph& g, const std::vector<int32_t>& keep, PlanGraph* out) {
   const int32_t n = g.num_ops();
-  if (keep.empty() || static_cast<int32_t>(keep.size()) >= g.devices) return false;
-  for (int32_t grp = 0; grp < g.num_groups(); ++grp) {
-    if (!g.fixed(grp)) return false;
-  }
+  if (keep.empty() || static_cast<int32_t>(keep.size()) >= g.devices || g.any_free) return false;
   auto device_of = [&](int32_t i) { return g.groups[g.ops[i].group].devices[0]; };
   std::vector<int32_t> new_device(g.devices, -1);
   for (size_t k = 0; k < keep.size(); ++k) new_device[keep[k]] = static_cast<int32_t>(k);
@@ -223,10 +220,7 @@ bool relax_to_devices(const PlanGraph& g, const std::vector<int32_t>& keep, Plan
 }
 
 std::vector<std::vector<int32_t>> coupled_devices(const PlanGraph& g) {
-  if (g.devices < 3 || g.devices > 16) return {};
-  for (int32_t grp = 0; grp < g.num_groups(); ++grp) {
-    if (!g.fixed(grp)) return {};
-  }
+  if (g.devices < 3 || g.devices > 16 || g.any_free) return {};
   std::vector<std::vector<char>> joined(g.devices, std::vector<char>(g.devices, 0));
   for (const PlanArc& a : g.arcs) {
     const int32_t x = g.groups[g.ops[a.from].group].devices[0];
