@@ -857,6 +857,81 @@ TEST_CASE("pipeline plan: the order search reports only schedules within the cap
   CHECK(search.best_makespan() == upper);
 }
 
+TEST_CASE(
+    "pipeline plan: the mirror of the bidirectional placement, and the order search that keeps "
+    "it") {
+  // DualPipe's example at 4 ranks (8 micro-batches, F&B 2.5, comm 0.25,
+  // cap 5): rank d with its directions swapped is rank 3 - d, and DualPipe's
+  // schedule is its own mirror image.
+  Problem problem = uniform_stages(4, 8, 1, 1, 1, 5);
+  problem.stages[0].fb = 2.5;
+  problem.comm = 0.25;
+  problem.placement.kind = PlacementKind::kBidirectional;
+  Result<Expansion> e = expand(problem, Placement());
+  REQUIRE(e.is_ok());
+  Result<PlanGraph> pg = plan_graph_of(e.value());
+  REQUIRE(pg.is_ok());
+  const PlanGraph& g = pg.value();
+  REQUIRE(g.mirror_valid());
+  for (int32_t i = 0; i < g.num_ops(); ++i) {
+    CHECK(g.mirror[i] != i);
+    CHECK(g.mirror[g.mirror[i]] == i);
+  }
+  Result<Generated> dualpipe = generate(problem, "DualPipe");
+  REQUIRE(dualpipe.is_ok());
+  Result<Timeline> t = simulate(dualpipe.value().expansion, dualpipe.value().order);
+  REQUIRE(t.is_ok());
+  Result<PlanSchedule> start = plan_schedule_of(e.value(), g, t.value());
+  REQUIRE(start.is_ok());
+  CHECK(mirror_symmetric(g, start.value()));
+  PlanSchedule moved = start.value();
+  moved.start[0] += g.grid;
+  CHECK_FALSE(mirror_symmetric(g, moved));
+
+  // Mirrored moves: every schedule reported is valid and its own mirror.
+  OrderSearch search(g);
+  REQUIRE(search.can_mirror());
+  search.reset(start.value(), true);
+  REQUIRE(search.mirrored());
+  Rng rng(5);
+  int64_t upper = start.value().makespan;
+  int32_t reported = 0;
+  for (int32_t k = 0; k < 10; ++k) {
+    PlanSchedule found;
+    if (!search.run(2000, upper, &rng, &found)) continue;
+    ++reported;
+    CHECK(check_plan(g, found) == "");
+    CHECK(mirror_symmetric(g, found));
+    upper = found.makespan;
+  }
+  CHECK(reported > 0);
+  const double scale = static_cast<double>(e.value().time_scale);
+  CHECK(start.value().makespan == static_cast<int64_t>(26.25 * scale));  // DualPipe
+  CHECK(upper == static_cast<int64_t>(24.75 * scale));
+  // Asked for plain moves, or started from an asymmetric schedule, it
+  // searches every order.
+  search.reset(start.value(), false);
+  CHECK_FALSE(search.mirrored());
+
+  // No mirror where the problem is not its own mirror image: an odd number
+  // of micro-batches, the linear placement, or an arc's delay changed.
+  Problem odd = problem;
+  odd.microbatches = 7;
+  Result<Expansion> eo = expand(odd, Placement());
+  REQUIRE(eo.is_ok());
+  CHECK(plan_graph_of(eo.value()).value().mirror.empty());
+  Problem linear = problem;
+  linear.placement.kind = PlacementKind::kLinear;
+  Result<Expansion> el = expand(linear, Placement());
+  REQUIRE(el.is_ok());
+  CHECK_FALSE(plan_graph_of(el.value()).value().mirror_valid());
+  PlanGraph changed = g;
+  changed.arcs[0].delay += 1;
+  CHECK_FALSE(changed.mirror_valid());
+  OrderSearch plain(changed);
+  CHECK_FALSE(plain.can_mirror());
+}
+
 TEST_CASE("pipeline plan: the same seed and work give the same schedule") {
   Problem problem = uniform_stages(4, 6, 1, 2, 1, 2, 0.5);
   problem.comm = 0.5;

@@ -85,6 +85,11 @@ struct PlanEngine::Impl {
   // schedules are poor starts for the neighbourhood search's windows).
   PlanSchedule shadow;
   static inline const std::string kOrders = "orders";
+  // The best mirror-symmetric schedule known (graphs with a valid mirror,
+  // PlanGraph::mirror): every other restart of the order search starts
+  // there and keeps the symmetry (the first starts from the incumbent).
+  PlanSchedule mirror_start;
+  int64_t order_mirror_runs = 0;
 
   double credit_prover = 0, credit_improver = 0, credit_dive = 0, credit_lns = 0;
   int64_t dead_dives = 0;
@@ -230,14 +235,17 @@ struct PlanEngine::Impl {
     credit_order -= static_cast<double>(units);
     const int64_t moves = units * kOrderMovesPerNode;
     if (!orders->started() || orders->stalled() > kOrderStall) {
-      orders->reset(result());
+      const bool mirror = !mirror_start.empty() && order_restarts % 2 == 1;
+      orders->reset(mirror ? mirror_start : result(), mirror);
       ++order_restarts;
+      order_mirror_runs += orders->mirrored();
       if (!orders->started()) return false;
     }
     PlanSchedule found;
     const int64_t before = orders->moves();
     const bool hit = orders->run(moves, result().makespan, &order_rng, &found);
     order_moves += orders->moves() - before;
+    if (hit && orders->mirrored()) note_mirror(found);
     if (hit && take_shadow(found)) {
       ++order_wins;
       return true;
@@ -264,11 +272,19 @@ struct PlanEngine::Impl {
   }
 
   bool take(const PlanSchedule& s, const char* who) {
+    note_mirror(s);
     if (!improves(s, best)) return false;
     best = s;
     source = who;
     diver->set_upper(s.makespan);
     return true;
+  }
+
+  // Keeps s as mirror_start when it is mirror-symmetric, valid and better.
+  void note_mirror(const PlanSchedule& s) {
+    if (!orders || !orders->can_mirror() || !mirror_symmetric(g, s)) return;
+    if (!mirror_start.empty() && s.makespan >= mirror_start.makespan) return;
+    if (check_plan(g, s).empty()) mirror_start = s;
   }
 
   // The order search's schedules are kept apart (see `shadow`).
@@ -512,6 +528,7 @@ Counters PlanEngine::counters() const {
   c.add("order_moves", m.order_moves);
   c.add("order_improvements", m.order_wins);
   c.add("order_restarts", m.order_restarts);
+  c.add("order_mirror_runs", m.order_mirror_runs);
   c.add("offers", m.offers);
   c.add("coupled_nodes", m.coupled_nodes);
   int64_t coupled_bound = -1;

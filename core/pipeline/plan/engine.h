@@ -59,7 +59,8 @@ struct EngineConfig {
   // Share of the work for local search on device orders (plan/order_search.h)
   // on graphs with a fixed placement, on top of the step's work like the
   // coupled bound's (its own random stream, so the other techniques do the
-  // same as without it); 0 turns it off.
+  // same as without it); 0 turns it off. On graphs with a mirror
+  // (PlanGraph::mirror) every other restart of it keeps the mirror symmetry.
   double order_share = 0.3;
 };
 

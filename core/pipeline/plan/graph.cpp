@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <numeric>
 #include <string>
+#include <tuple>
 
 #include "core/pipeline/plan/slot_timing.h"
 
@@ -86,6 +87,72 @@ void pair_members(const PlanGraph& g, const PlanSchedule& s, int32_t i, int32_t*
       *f = s.partner[i], *b = s.partner[*f];
       break;
   }
+}
+
+bool mirror_symmetric(const PlanGraph& g, const PlanSchedule& s) {
+  const int32_t n = g.num_ops();
+  if (static_cast<int32_t>(g.mirror.size()) != n || static_cast<int32_t>(s.start.size()) != n) {
+    return false;
+  }
+  for (int32_t i = 0; i < n; ++i) {
+    const int32_t j = g.mirror[i];
+    if (s.start[j] != s.start[i] || s.device[j] != g.devices - 1 - s.device[i]) return false;
+    const int32_t p = s.paired(i) ? g.mirror[s.partner[i]] : -1;
+    if ((s.paired(j) ? s.partner[j] : -1) != p) return false;
+  }
+  return true;
+}
+
+bool PlanGraph::mirror_valid() const {
+  const int32_t n = num_ops();
+  if (static_cast<int32_t>(mirror.size()) != n || n == 0) return false;
+  for (int32_t d = 0; d < devices; ++d) {
+    if (mem_cap[d] != mem_cap[devices - 1 - d]) return false;
+  }
+  // The groups and classes the ops' images fall in, one for each.
+  std::vector<int32_t> group_to(num_groups(), -1), class_to(classes, -1);
+  auto same_image = [](std::vector<int32_t>* to, int32_t from, int32_t image) {
+    if (from < 0) return image < 0;
+    if (image < 0) return false;
+    int32_t& slot = (*to)[from];
+    if (slot < 0) slot = image;
+    return slot == image;
+  };
+  for (int32_t i = 0; i < n; ++i) {
+    const int32_t j = mirror[i];
+    if (j < 0 || j >= n || mirror[j] != i) return false;
+    const PlanOp& a = ops[i];
+    const PlanOp& b = ops[j];
+    if (a.duration != b.duration || a.mem_peak != b.mem_peak || a.mem_net != b.mem_net ||
+        a.kind != b.kind || a.sym_rank != b.sym_rank) {
+      return false;
+    }
+    if ((a.weight < 0) != (b.weight < 0) || (a.weight >= 0 && mirror[a.weight] != b.weight)) {
+      return false;
+    }
+    if (!same_image(&group_to, a.group, b.group) ||
+        !same_image(&class_to, a.sym_class, b.sym_class)) {
+      return false;
+    }
+  }
+  for (int32_t gr = 0; gr < num_groups(); ++gr) {
+    if (group_to[gr] < 0) continue;
+    const PlanGroup& a = groups[gr];
+    const PlanGroup& b = groups[group_to[gr]];
+    std::vector<int32_t> reversed;
+    for (int32_t d : a.devices) reversed.push_back(devices - 1 - d);
+    std::sort(reversed.begin(), reversed.end());
+    if (reversed != b.devices || a.mem_static != b.mem_static || a.fb != b.fb) return false;
+  }
+  using Key = std::tuple<int32_t, int32_t, int64_t>;
+  std::vector<Key> own, image;
+  for (const PlanArc& arc : arcs) {
+    own.emplace_back(arc.from, arc.to, arc.delay);
+    image.emplace_back(mirror[arc.from], mirror[arc.to], arc.delay);
+  }
+  std::sort(own.begin(), own.end());
+  std::sort(image.begin(), image.end());
+  return own == image;
 }
 
 std::vector<std::vector<int32_t>> PlanGraph::class_members() const {

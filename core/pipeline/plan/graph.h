@@ -78,6 +78,14 @@ struct PlanGraph {
   // (graphs of plan_graph_of; not merged or restricted ones). The path
   // bound relies on it.
   bool regular = false;
+  // Mirror symmetry: mirror[i] is the op that plays op i's part when the
+  // devices are taken in reverse order (device d as devices - 1 - d), in a
+  // problem that looks the same that way (DualPipe's bidirectional
+  // placement with as many micro-batches each way). Filled by
+  // plan_graph_of; empty when the problem has no such symmetry. Read it
+  // only through mirror_valid(), which checks that it maps the graph onto
+  // itself.
+  std::vector<int32_t> mirror;
 
   // ---- derived by finalize() ----
   // Overlapped pairs. A pair (F f, B b and b's W) starts all three together
@@ -132,6 +140,13 @@ struct PlanGraph {
     return any_pairs && pairable[arc.from] && ops[arc.from].weight == arc.to;
   }
 
+  // Whether `mirror` maps the graph onto itself: an involution on the ops
+  // that keeps durations, memory, kinds, ranks and full backwards, sends
+  // each group to one whose devices, memory and F&B time are the mirror
+  // image of its own, keeps every device's cap on its mirror device, and
+  // sends the arcs onto the arcs with their delays. False when it is empty.
+  bool mirror_valid() const;
+
   // The ops of every class by rank: class_members()[c][r].
   std::vector<std::vector<int32_t>> class_members() const;
 
@@ -162,6 +177,11 @@ struct PlanSchedule {
 int64_t end_of(const PlanGraph& graph, const PlanSchedule& s, int32_t i);
 // The F and the B of the pair op i runs in (i itself for an F or a B).
 void pair_members(const PlanGraph& graph, const PlanSchedule& s, int32_t i, int32_t* f, int32_t* b);
+
+// Whether s is its own mirror image (PlanGraph::mirror, which must be
+// valid): op mirror[i] runs on the mirror device of op i's, at the same
+// start, in the mirror image of op i's pair.
+bool mirror_symmetric(const PlanGraph& graph, const PlanSchedule& s);
 
 // Semi-active timing of per-device orders: every op (or pair) starts as
 // soon as its device has finished the one before it and its predecessors'

@@ -52,7 +52,11 @@ struct OrderSearch::Impl {
   // Timing scratch, per slot of the flattened orders.
   std::vector<Entry> flat;
   SlotOrder timing;
-  std::vector<Entry> saved;
+  std::vector<Entry> saved, saved_mirror;
+  // Mirror symmetry (PlanGraph::mirror): valid on the graph, and kept by
+  // the current run.
+  bool mirror_ok = false;
+  bool mirrored = false;
 
   // Symmetry: ops of a class keep rank order on their device (the rule of
   // plan/search.cpp, which the MIP's rows also assume), on every device
@@ -80,6 +84,7 @@ struct OrderSearch::Impl {
     timing.slot_of.assign(n, -1);
     base_penalty = penalty = std::max<int64_t>(1, g.grid / 2);
     members_of = g.class_members();
+    mirror_ok = g.mirror_valid();
     next_rank.assign(g.classes, 0);
     seen.assign(n, 0);
   }
@@ -203,7 +208,32 @@ struct OrderSearch::Impl {
     return out;
   }
 
-  void reset(const PlanSchedule& schedule) {
+  // The mirror image of an order slot.
+  Entry mirror_of(const Entry& s) const {
+    return {g.mirror[s.op], s.b < 0 ? -1 : g.mirror[s.b], s.len};
+  }
+
+  // Writes the mirror image of device d's order as its mirror device's.
+  void mirror_device(int32_t d) {
+    std::vector<Entry>& to = seq[g.devices - 1 - d];
+    to.clear();
+    for (const Entry& s : seq[d]) to.push_back(mirror_of(s));
+  }
+
+  bool symmetric() const {
+    for (int32_t d = 0; d < g.devices; ++d) {
+      const std::vector<Entry>& a = seq[d];
+      const std::vector<Entry>& b = seq[g.devices - 1 - d];
+      if (a.size() != b.size()) return false;
+      for (size_t k = 0; k < a.size(); ++k) {
+        const Entry m = mirror_of(a[k]);
+        if (m.op != b[k].op || m.b != b[k].b) return false;
+      }
+    }
+    return true;
+  }
+
+  void reset(const PlanSchedule& schedule, bool want_mirror) {
     seq.assign(g.devices, {});
     const auto orders = orders_of(g, schedule);
     for (int32_t d = 0; d < g.devices; ++d) {
@@ -217,6 +247,7 @@ struct OrderSearch::Impl {
         }
       }
     }
+    mirrored = want_mirror && mirror_ok && symmetric();
     over.assign(g.devices, 0);
     over_total = 0;
     penalty = base_penalty;
@@ -350,14 +381,29 @@ struct OrderSearch::Impl {
       if (moves % kAdapt == 0) adapt();
       const int32_t d = static_cast<int32_t>(rng->below(g.devices));
       if (seq[d].size() < 2) continue;
+      // With the mirror kept, device md follows d's move (md == d: none).
+      const int32_t md = mirrored ? g.devices - 1 - d : d;
       saved = seq[d];
       if (!mutate(d, rng) || (ranked[d] && !in_rank_order(d))) {
         seq[d].swap(saved);
         continue;
       }
-      const int64_t was_over = over[d];
+      if (md != d) {
+        saved_mirror.swap(seq[md]);
+        mirror_device(d);
+        if (ranked[md] && !in_rank_order(md)) {
+          seq[d].swap(saved);
+          seq[md].swap(saved_mirror);
+          continue;
+        }
+      }
+      const int64_t was_over = over[d], was_over_mirror = over[md];
       over[d] = excess(d);
       over_total += over[d] - was_over;
+      if (md != d) {
+        over[md] = excess(md);
+        over_total += over[md] - was_over_mirror;
+      }
       int64_t span = 0;
       const int64_t cost = evaluate(&span);
       const size_t v = static_cast<size_t>(moves % history);
@@ -377,6 +423,11 @@ struct OrderSearch::Impl {
         seq[d].swap(saved);
         over_total += was_over - over[d];
         over[d] = was_over;
+        if (md != d) {
+          seq[md].swap(saved_mirror);
+          over_total += was_over_mirror - over[md];
+          over[md] = was_over_mirror;
+        }
       }
       hist[v] = cur_cost;
     }
@@ -388,7 +439,11 @@ OrderSearch::OrderSearch(const PlanGraph& graph, bool symmetry)
     : impl_(std::make_unique<Impl>(graph, symmetry)) {}
 OrderSearch::~OrderSearch() = default;
 bool OrderSearch::useful() const { return impl_->ok; }
-void OrderSearch::reset(const PlanSchedule& schedule) { impl_->reset(schedule); }
+void OrderSearch::reset(const PlanSchedule& schedule, bool mirrored) {
+  impl_->reset(schedule, mirrored);
+}
+bool OrderSearch::can_mirror() const { return impl_->mirror_ok; }
+bool OrderSearch::mirrored() const { return impl_->mirrored; }
 bool OrderSearch::started() const { return impl_->started; }
 int64_t OrderSearch::best_makespan() const { return impl_->best_ms; }
 bool OrderSearch::run(int64_t moves, int64_t upper, Rng* rng, PlanSchedule* found) {

@@ -34,8 +34,15 @@ class OrderSearch {
   // False when the technique does not apply: a free group, or no device
   // with two ops to order.
   bool useful() const;
-  // Starts again from `schedule` (its device orders and pairs).
-  void reset(const PlanSchedule& schedule);
+  // Starts again from `schedule` (its device orders and pairs). With
+  // `mirrored`, when the graph has a valid mirror (PlanGraph::mirror) and
+  // the schedule's orders are their own mirror image, every move is made
+  // on a device and, mirrored, on its mirror device, so the run searches
+  // mirror-symmetric orders only (half as many choices).
+  void reset(const PlanSchedule& schedule, bool mirrored = false);
+  // Whether the graph has a valid mirror, and whether the current run keeps it.
+  bool can_mirror() const;
+  bool mirrored() const;
   bool started() const;
   // Makespan of the best schedule of the current run (kNoCap before reset).
   int64_t best_makespan() const;

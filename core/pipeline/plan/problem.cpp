@@ -78,6 +78,28 @@ Result<PlanGraph> plan_graph_of(const Expansion& e) {
   for (const Arc& a : e.arcs) g.arcs.push_back({a.from, a.to, a.delay});
   Status status = g.finalize();
   if (!status.is_ok()) return status;
+  // The mirror image on the bidirectional placement: micro-batch k of one
+  // copy plays the part of micro-batch k of the other, at the same stage.
+  if (e.form == Form::kStages && e.placement == PlacementKind::kBidirectional && e.copies == 2) {
+    std::vector<std::vector<int32_t>> of_copy(2);
+    std::vector<int32_t> index(e.microbatches, 0);
+    for (int32_t k = 0; k < e.microbatches; ++k) {
+      auto& list = of_copy[e.microbatch_copy[k] == 0 ? 0 : 1];
+      index[k] = static_cast<int32_t>(list.size());
+      list.push_back(k);
+    }
+    if (of_copy[0].size() == of_copy[1].size()) {
+      g.mirror.assign(e.num_ops(), -1);
+      for (int32_t i = 0; i < e.num_ops(); ++i) {
+        const Op& op = e.ops[i];
+        const int32_t copy = op.unit / e.stages, stage = op.unit % e.stages;
+        if (copy > 1) break;
+        const int32_t k = of_copy[1 - copy][index[op.microbatch]];
+        g.mirror[i] = e.op_of(k, e.unit_at(1 - copy, stage), op.kind);
+      }
+      if (!g.mirror_valid()) g.mirror.clear();
+    }
+  }
   return g;
 }
 
