@@ -58,6 +58,17 @@ Problem uniform_stages(int32_t p, int32_t m, double f, double b, double w, doubl
   return problem;
 }
 
+// DualPipe's example at 4 ranks: 8 micro-batches, F = B = W = 1, the given
+// F&B time and delay, DualPipe's cap PP+1 = 5 unless another is given, on
+// the bidirectional placement.
+Problem dualpipe_four_ranks(double fb, double comm, double cap = 5) {
+  Problem problem = uniform_stages(4, 8, 1, 1, 1, cap);
+  problem.stages[0].fb = fb;
+  problem.comm = comm;
+  problem.placement.kind = PlacementKind::kBidirectional;
+  return problem;
+}
+
 // A random tiny problem: explicit stages on a linear or bidirectional
 // placement, or an operator graph with some operators free to move.
 Problem random_problem(Rng* rng, int32_t* max_ops) {
@@ -430,9 +441,7 @@ TEST_CASE(
   // F&B < F + B + W: DualPipe's pairs beat anything without pairs. The
   // planner keeps DualPipe's schedule and bounds the problem with pairs.
   for (double fb : {2.0, 2.5}) {
-    Problem problem = uniform_stages(4, 8, 1, 1, 1, 5);
-    problem.stages[0].fb = fb;
-    problem.placement.kind = PlacementKind::kBidirectional;
+    const Problem problem = dualpipe_four_ranks(fb, 0);
     Result<Generated> dualpipe = generate(problem, "DualPipe");
     REQUIRE(dualpipe.is_ok());
     Result<Timeline> t = simulate(dualpipe.value().expansion, dualpipe.value().order);
@@ -646,10 +655,7 @@ TEST_CASE("pipeline plan: the coupled bound proves what one device cannot") {
   // together, the rest relaxed to chains, need 22.5: a proof on the two
   // ranks holds for the whole (see the test above), and stays below the
   // planner's schedules.
-  Problem problem = uniform_stages(4, 8, 1, 1, 1, 5);
-  problem.stages[0].fb = 2;
-  problem.comm = 0.25;
-  problem.placement.kind = PlacementKind::kBidirectional;
+  const Problem problem = dualpipe_four_ranks(2, 0.25);
   Result<Expansion> e = expand(problem, Placement());
   REQUIRE(e.is_ok());
   const int64_t scale = e.value().time_scale;
@@ -786,10 +792,7 @@ TEST_CASE("pipeline plan: local search on device orders goes past DualPipe's loc
     double fb, without, with;
   };
   for (const Case c : {Case{2, 23.25, 23}, Case{2.5, 24.75, 24.5}}) {
-    Problem problem = uniform_stages(4, 8, 1, 1, 1, 5);
-    problem.stages[0].fb = c.fb;
-    problem.comm = 0.25;
-    problem.placement.kind = PlacementKind::kBidirectional;
+    const Problem problem = dualpipe_four_ranks(c.fb, 0.25);
     Result<Expansion> e = expand(problem, Placement());
     REQUIRE(e.is_ok());
     const double scale = static_cast<double>(e.value().time_scale);
@@ -811,10 +814,7 @@ TEST_CASE("pipeline plan: the order search reports only schedules within the cap
   // Started from a schedule above the cap (the uncapped problem's, on the
   // same ops), it searches through orders above the cap at a penalty and
   // reports only those within it; every one passes the checker.
-  Problem capped = uniform_stages(4, 8, 1, 1, 1, 4);
-  capped.stages[0].fb = 2.5;
-  capped.comm = 0.5;
-  capped.placement.kind = PlacementKind::kBidirectional;
+  const Problem capped = dualpipe_four_ranks(2.5, 0.5, 4);
   Problem free = capped;
   free.mem_cap.clear();
   Result<Expansion> e = expand(capped, Placement());
@@ -857,16 +857,11 @@ TEST_CASE("pipeline plan: the order search reports only schedules within the cap
   CHECK(search.best_makespan() == upper);
 }
 
-TEST_CASE(
-    "pipeline plan: the mirror of the bidirectional placement, and the order search that keeps "
-    "it") {
+TEST_CASE("pipeline plan: DualPipe's placement is its own mirror, which the order search keeps") {
   // DualPipe's example at 4 ranks (8 micro-batches, F&B 2.5, comm 0.25,
   // cap 5): rank d with its directions swapped is rank 3 - d, and DualPipe's
   // schedule is its own mirror image.
-  Problem problem = uniform_stages(4, 8, 1, 1, 1, 5);
-  problem.stages[0].fb = 2.5;
-  problem.comm = 0.25;
-  problem.placement.kind = PlacementKind::kBidirectional;
+  const Problem problem = dualpipe_four_ranks(2.5, 0.25);
   Result<Expansion> e = expand(problem, Placement());
   REQUIRE(e.is_ok());
   Result<PlanGraph> pg = plan_graph_of(e.value());
