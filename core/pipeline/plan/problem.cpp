@@ -80,7 +80,8 @@ Result<PlanGraph> plan_graph_of(const Expansion& e) {
   if (!status.is_ok()) return status;
   // The mirror image on the bidirectional placement: micro-batch k of one
   // copy plays the part of micro-batch k of the other, at the same stage.
-  if (e.form == Form::kStages && e.placement == PlacementKind::kBidirectional && e.copies == 2) {
+  if (e.form == Form::kStages && e.placement == PlacementKind::kBidirectional && e.copies == 2 &&
+      static_cast<int32_t>(e.microbatch_copy.size()) == e.microbatches) {
     std::vector<std::vector<int32_t>> of_copy(2);
     std::vector<int32_t> index(e.microbatches, 0);
     for (int32_t k = 0; k < e.microbatches; ++k) {
