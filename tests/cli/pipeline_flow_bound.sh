@@ -104,7 +104,7 @@ check "a schedule above the cap is no point of the model" 1 \
 # (README; half at 60 and 63.5), written by `shardlab pipeline
 # examples/pipeline/dualpipe_example.json --FB 2.5 --comm C --plan --json`
 # with the flags of tests/data/pipeline/README.md, or by the order search
-# alone (61.25, the same README): valid for the CLI's checker at their
+# alone (61.25 and 64, the same README): valid for the CLI's checker at their
 # makespans under cap 9, points of the model, above a cap of 8.
 while read -r comm makespan; do
   best="$repo/tests/data/pipeline/dualpipe_fb2.5_comm${comm}_${makespan}.json"
@@ -123,6 +123,7 @@ done << 'BEST'
 0.25 61.5
 0.25 61.25
 0.5 64.5
+0.5 64
 BEST
 
 finish "pipeline_flow_bound"

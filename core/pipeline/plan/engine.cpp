@@ -87,7 +87,8 @@ struct PlanEngine::Impl {
   static inline const std::string kOrders = "orders";
   // The best mirror-symmetric schedule known (graphs with a valid mirror,
   // PlanGraph::mirror): every other restart of the order search starts
-  // there and keeps the symmetry (the first starts from the incumbent).
+  // there and keeps the symmetry (the first starts from the incumbent), so
+  // the mirrored runs walk on from each other's best.
   PlanSchedule mirror_start;
   int64_t order_mirror_runs = 0;
 
@@ -243,7 +244,10 @@ struct PlanEngine::Impl {
     }
     PlanSchedule found;
     const int64_t before = orders->moves();
-    const bool hit = orders->run(moves, result().makespan, &order_rng, &found);
+    // A mirrored run reports what beats the best symmetric schedule, which
+    // the next mirrored restart then starts from.
+    const int64_t upper = orders->mirrored() ? mirror_start.makespan : result().makespan;
+    const bool hit = orders->run(moves, upper, &order_rng, &found);
     order_moves += orders->moves() - before;
     if (hit && orders->mirrored()) note_mirror(found);
     if (hit && take_shadow(found)) {
