@@ -907,6 +907,11 @@ TEST_CASE("pipeline plan: DualPipe's placement is its own mirror, which the orde
   // searches every order.
   search.reset(start.value(), false);
   CHECK_FALSE(search.mirrored());
+  PlanSchedule asymmetric;
+  REQUIRE(search.run(20000, start.value().makespan, &rng, &asymmetric));
+  REQUIRE_FALSE(mirror_symmetric(g, asymmetric));
+  search.reset(asymmetric, true);
+  CHECK_FALSE(search.mirrored());
 
   // No mirror where the problem is not its own mirror image: an odd number
   // of micro-batches, the linear placement, or an arc's delay changed.
