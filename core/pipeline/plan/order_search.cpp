@@ -46,7 +46,6 @@ struct OrderSearch::Impl {
   int64_t over_total = 0;
   int64_t base_penalty = 1;  // half a grid step per unit of memory
   int64_t penalty = 1;
-  int32_t secondary = 0;
   size_t history = kHistory;
   int64_t moves = 0, last_gain = 0;
   // Timing scratch, per slot of the flattened orders.
@@ -173,11 +172,7 @@ struct OrderSearch::Impl {
     if (done != slots) return kNoCap;
     *makespan = span;
     int64_t sum = 0;
-    if (secondary == 0) {
-      for (int64_t e : end_of_device) sum += e;
-    } else {
-      for (int32_t s = 0; s < slots; ++s) sum += timing.ready[s];
-    }
+    for (int64_t e : end_of_device) sum += e;
     return (span + penalty * over_total) * kSpread + std::min<int64_t>(sum, kSpread - 1);
   }
   std::vector<int64_t> dev_end_;
