@@ -227,8 +227,9 @@ struct PlanEngine::Impl {
   }
 
   // The order search's share of a step: it starts from the incumbent, and
-  // again from it when its run has stalled (not when another technique
-  // finds a better schedule: its run goes on where it is).
+  // starts again when its run has stalled (not when another technique
+  // finds a better schedule: its run goes on where it is), from the
+  // incumbent or, every other time, mirrored from mirror_start.
   bool step_orders(int64_t work) {
     credit_order += cfg.order_share * work;
     if (credit_order < 1 || result().empty()) return false;
