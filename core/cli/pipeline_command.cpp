@@ -37,6 +37,8 @@ const char* kPipelineUsage =
     "                     device's share per micro-batch (default 1 each)\n"
     "  --FB T             an F overlapped with a full backward (default F+B+W)\n"
     "  --comm C           delay of a transfer between devices (default 0)\n"
+    "  --links MODE       parallel (default) or serial: one transfer at a time from a device\n"
+    "                     to another, in the order it computed them\n"
     "  --mem-cap K        memory cap per device (activations + parameters)\n"
     "  --act A --keep K --param X  activation per micro-batch, the part kept until\n"
     "                     W, parameter memory per copy (defaults 1, 0, 0)\n"
@@ -115,8 +117,8 @@ bool parse_real(const std::string& text, double* out) {
 // Parses the command line; returns an exit code >= 0 on error, -1 when fine.
 int parse_args(const std::vector<std::string>& args, Args* a) {
   ArgParser parser;
-  std::optional<std::string> stages, devices, microbatches, chunks, placement, schedule, out, trace,
-      csv, import_csv, check, emit_lp, transformer, csv_format;
+  std::optional<std::string> stages, devices, microbatches, chunks, placement, links, schedule, out,
+      trace, csv, import_csv, check, emit_lp, transformer, csv_format;
   struct Real {
     const char* name;
     std::optional<double>* slot;
@@ -132,6 +134,7 @@ int parse_args(const std::vector<std::string>& args, Args* a) {
   parser.option("chunks", &chunks);
   for (Real& r : reals) parser.option(r.name, &r.text);
   parser.option("placement", &placement);
+  parser.option("links", &links);
   parser.option("schedule", &schedule);
   parser.option("out", &out);
   parser.option("trace", &trace);
@@ -196,6 +199,7 @@ int parse_args(const std::vector<std::string>& args, Args* a) {
     a->csv_format = format;
   }
   a->flags.placement = placement.value_or("");
+  a->flags.links = links.value_or("");
   a->schedule = schedule.value_or("");
   a->out = out.value_or("");
   a->trace = trace.value_or("");

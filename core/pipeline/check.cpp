@@ -54,6 +54,7 @@ CheckReport check_schedule(const Expansion& e, const Timeline& timeline) {
   // Which slot runs each op; -1 none.
   const int32_t num_slots = static_cast<int32_t>(timeline.slots.size());
   std::vector<int32_t> slot_of(n, -1);
+  std::vector<std::vector<int32_t>> slot_members(num_slots);
   for (int32_t i = 0; i < num_slots; ++i) {
     const TimedSlot& s = timeline.slots[i];
     if (s.device < 0 || s.device >= p) {
@@ -104,6 +105,7 @@ CheckReport check_schedule(const Expansion& e, const Timeline& timeline) {
                     i);
     }
     if (s.start < 0) violation.add(e.op_label(a) + " starts before 0", i);
+    slot_members[i] = members;
     for (int32_t op : members) {
       if (slot_of[op] >= 0) {
         violation.add(e.op_label(op) + " runs twice", i);
@@ -123,8 +125,40 @@ CheckReport check_schedule(const Expansion& e, const Timeline& timeline) {
   }
   if (report.violation_count > 0) return report;
 
+  // Serial links: each device's results leave in the order its slots start
+  // (a slot's members in order, each member's arcs in index order), one
+  // transfer at a time per (sender, receiver), each ready at its slot's end.
+  std::vector<int64_t>& arrival = report.arrival;
+  if (e.serial_links) {
+    arrival.assign(e.arcs.size(), 0);
+    std::vector<std::vector<int32_t>> sent(p);
+    for (int32_t i = 0; i < num_slots; ++i) sent[timeline.slots[i].device].push_back(i);
+    std::vector<int64_t> link(static_cast<size_t>(p) * p, 0);
+    for (int32_t d = 0; d < p; ++d) {
+      std::stable_sort(sent[d].begin(), sent[d].end(), [&](int32_t x, int32_t y) {
+        return timeline.slots[x].start < timeline.slots[y].start;
+      });
+      for (int32_t i : sent[d]) {
+        for (int32_t op : slot_members[i]) {
+          for (int32_t j = e.succ_begin[op]; j < e.succ_begin[op + 1]; ++j) {
+            const int32_t k = e.succ_arcs[j];
+            const Arc& arc = e.arcs[k];
+            const int32_t to = timeline.unit_device[e.ops[arc.to].unit];
+            if (to == d) {
+              arrival[k] = timeline.slots[i].end;
+              continue;
+            }
+            int64_t& free_at = link[static_cast<size_t>(d) * p + to];
+            free_at = std::max(free_at, timeline.slots[i].end) + arc.delay;
+            arrival[k] = free_at;
+          }
+        }
+      }
+    }
+  }
   // Dependencies with delays.
-  for (const Arc& arc : e.arcs) {
+  for (int32_t k = 0; k < static_cast<int32_t>(e.arcs.size()); ++k) {
+    const Arc& arc = e.arcs[k];
     const TimedSlot& from = timeline.slots[slot_of[arc.from]];
     const TimedSlot& to = timeline.slots[slot_of[arc.to]];
     if (slot_of[arc.from] == slot_of[arc.to]) {
@@ -137,12 +171,20 @@ CheckReport check_schedule(const Expansion& e, const Timeline& timeline) {
     const bool crosses =
         timeline.unit_device[e.ops[arc.from].unit] != timeline.unit_device[e.ops[arc.to].unit];
     const int64_t delay = crosses ? arc.delay : 0;
-    if (to.start < from.end + delay) {
-      violation.add(e.op_label(arc.to) + " starts at " + time_text(e, to.start) +
-                        " but its input " + e.op_label(arc.from) + " ends at " +
-                        time_text(e, from.end) +
-                        (delay > 0 ? " and needs " + time_text(e, delay) + " to arrive" : ""),
-                    slot_of[arc.to]);
+    const bool queued = crosses && e.serial_links && arrival[k] > from.end + delay;
+    const int64_t arrives = queued ? arrival[k] : from.end + delay;
+    if (to.start < arrives) {
+      violation.add(
+          e.op_label(arc.to) + " starts at " + time_text(e, to.start) + " but its input " +
+              e.op_label(arc.from) + " ends at " + time_text(e, from.end) +
+              (queued
+                   ? " and, sent after the results before it on the link from device " +
+                         std::to_string(timeline.unit_device[e.ops[arc.from].unit]) +
+                         " to device " + std::to_string(timeline.unit_device[e.ops[arc.to].unit]) +
+                         ", arrives at " + time_text(e, arrives)
+               : delay > 0 ? " and needs " + time_text(e, delay) + " to arrive"
+                           : ""),
+          slot_of[arc.to]);
     }
   }
 

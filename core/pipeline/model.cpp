@@ -80,6 +80,7 @@ void index_arcs(Expansion* e) {
 // The caps in ticks (rounded down: a cap that is not a whole tick never
 // admits more than it says) and the arcs' index.
 void finish(const Problem& problem, Expansion* e) {
+  e->serial_links = problem.serial_links;
   e->mem_cap.assign(e->devices, Expansion::kNoCap);
   for (int32_t d = 0; d < static_cast<int32_t>(problem.mem_cap.size()); ++d) {
     e->mem_cap[d] = static_cast<int64_t>(

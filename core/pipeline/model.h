@@ -98,7 +98,12 @@ struct Problem {
   Form form = Form::kStages;
   int32_t devices = 0;
   int32_t microbatches = 0;
-  double comm = 0;              // default delay of an edge crossing devices
+  double comm = 0;  // default delay of an edge crossing devices
+  // Serial links: a device sends to another device one transfer at a time,
+  // in the order it computed the results, each holding the link (from, to)
+  // for its delay (the result's bytes over the link's bandwidth). Off: every
+  // transfer is in flight on its own (parallel links).
+  bool serial_links = false;
   std::vector<double> mem_cap;  // per device (total: activations + parameters); empty = none
   // Stages form.
   bool uniform = true;            // stages holds one entry: one device's share
@@ -180,6 +185,7 @@ struct Expansion {
   int64_t mem_scale = 1;   // ticks per memory unit
   static constexpr int64_t kNoCap = INT64_MAX;
   std::vector<int64_t> mem_cap;             // per device, mem ticks (kNoCap when none)
+  bool serial_links = false;                // Problem::serial_links
   std::vector<int32_t> microbatch_copy;     // the copy (direction) each micro-batch runs through
   std::vector<std::string> operator_names;  // operators form
   std::vector<Unit> units;

@@ -56,6 +56,7 @@ ordered_json problem_summary(const Problem& problem, const Expansion& e) {
     for (const char* key : {"F", "B", "W", "FB", "act", "keep", "param"}) out[key] = nullptr;
   }
   out["comm"] = num(problem.comm);
+  if (problem.serial_links) out["links"] = "serial";
   out["mem_cap"] = caps_json(problem.mem_cap);
   out["time_scale"] = e.time_scale;
   out["mem_scale"] = e.mem_scale;
@@ -215,6 +216,7 @@ std::string schedule_json(const ScheduleResult& s, int indent) {
       if (ops[k] >= 0 && ops[k] < n) slot_of[ops[k]] = i;
     }
   }
+  const std::vector<int64_t>& arrival = s.check.arrival;  // serial links only
   ordered_json list = ordered_json::array();
   for (int32_t i = 0; i < static_cast<int32_t>(s.timeline.slots.size()); ++i) {
     const TimedSlot& ts = s.timeline.slots[i];
@@ -231,7 +233,8 @@ std::string schedule_json(const ScheduleResult& s, int indent) {
       op["backward"] = backward;
     }
     // Predecessor slots with the delay that applies (0 on the same device;
-    // the largest when several arcs join the two slots).
+    // with serial links the wait for the link too; the largest when several
+    // arcs join the two slots).
     std::map<int32_t, int64_t> deps;
     const int32_t count = slot_ops(e, ts.slot, ops);
     for (int32_t k = 0; k < count; ++k) {
@@ -242,7 +245,11 @@ std::string schedule_json(const ScheduleResult& s, int indent) {
         const bool crosses = s.timeline.unit_device[e.ops[arc.from].unit] !=
                              s.timeline.unit_device[e.ops[ops[k]].unit];
         int64_t& delay = deps[from];
-        delay = std::max(delay, crosses ? arc.delay : int64_t{0});
+        const int64_t wait = !crosses ? 0
+                             : !arrival.empty()
+                                 ? arrival[e.pred_arcs[a]] - s.timeline.slots[from].end
+                                 : arc.delay;
+        delay = std::max(delay, wait);
       }
     }
     ordered_json dep_ids = ordered_json::array(), delays = ordered_json::array();

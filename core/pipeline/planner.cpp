@@ -41,13 +41,31 @@ struct Branch {
   std::unique_ptr<PlanEngine> coarse;
   double merge_share = 0;
   int64_t coarse_best = -1, coarse_offers = 0, coarse_stall = 0;
+  // The best schedule: the engine's, or with serial links the best of the
+  // engine's schedules re-timed on the links and of the published ones.
   Timeline best;
+  int64_t best_makespan = -1;
+  std::string best_from;  // serial links: who found it (the engine's source, or a published name)
   int64_t best_cached = -1;
   bool retired = false;  // its bound reached the best schedule of any branch
 
-  bool has_best() const { return !engine->best().empty(); }
-  int64_t best_ticks() const { return has_best() ? engine->best().makespan : -1; }
+  bool has_best() const { return best_makespan >= 0; }
+  int64_t best_ticks() const { return best_makespan; }
   int64_t scale() const { return expansion.time_scale; }
+
+  // With serial links the engine plans on parallel ones, a relaxation
+  // (a transfer only waits longer on a serial link), so its bound holds;
+  // its schedules keep their device orders and pairs and are re-timed
+  // exactly by the simulator. Keeps t when it is the best so far.
+  void consider(const Timeline& t, const std::string& source) {
+    Result<Timeline> timed = simulate(expansion, order_of(expansion, t));
+    if (!timed.is_ok() || !check_schedule(expansion, timed.value()).valid) return;
+    const int64_t makespan = measure(expansion, timed.value()).makespan;
+    if (has_best() && makespan >= best_makespan) return;
+    best = std::move(timed).value();
+    best_makespan = makespan;
+    best_from = source;
+  }
 
   bool refine_coarse() {
     if (!coarse || coarse->best().empty() || coarse->best().makespan == coarse_best) return false;
@@ -73,9 +91,12 @@ struct Branch {
   }
 
   void refresh() {
-    if (!has_best() || engine->best().makespan == best_cached) return;
-    best = timeline_of(expansion, engine->graph(), engine->best());
+    if (engine->best().empty() || engine->best().makespan == best_cached) return;
     best_cached = engine->best().makespan;
+    Timeline t = timeline_of(expansion, engine->graph(), engine->best());
+    if (expansion.serial_links) return consider(t, engine->best_source());
+    best = std::move(t);
+    best_makespan = best_cached;
   }
 };
 
@@ -148,6 +169,7 @@ struct Planner::Impl {
           if (!same_shape(pub.expansion, b.expansion)) continue;
           set_ticks(&warm, pub.name, b, pub.valid ? pub.makespan : -1);
           if (pub.valid) offer_timeline(b, pub.timeline, pub.name);
+          if (pub.valid && b.expansion.serial_links) b.consider(pub.timeline, pub.name);
         }
       }
       if (heft_only || options.heft) {
@@ -348,7 +370,13 @@ bool Planner::step(int64_t work) {
 }
 
 bool Planner::finished() const {
-  return impl_->branches.empty() || impl_->heft_only || impl_->proven();
+  if (impl_->branches.empty() || impl_->heft_only || impl_->proven()) return true;
+  // With serial links every engine may finish (proven on the relaxation)
+  // above its bound: nothing is left to search.
+  for (const auto& b : impl_->branches) {
+    if (!b->retired && !b->engine->finished()) return false;
+  }
+  return true;
 }
 bool Planner::proven() const { return !impl_->branches.empty() && impl_->proven(); }
 bool Planner::has_best() const { return !impl_->branches.empty() && impl_->current().has_best(); }
@@ -367,14 +395,20 @@ double Planner::lower_bound() const { return expansion().time_value(lower_bound_
 bool Planner::offer(const Timeline& timeline, const std::string& source) {
   if (impl_->branches.empty() || impl_->heft_only) return false;
   Branch& b = impl_->current();
-  const bool taken = impl_->offer_timeline(b, timeline, source);
+  bool taken = impl_->offer_timeline(b, timeline, source);
   if (taken) b.refresh();
+  if (b.expansion.serial_links) {
+    const int64_t before = b.best_ticks();
+    b.consider(timeline, source);
+    taken |= b.best_ticks() != before;
+  }
   return taken;
 }
 
 const std::string& Planner::best_source() const {
   if (impl_->branches.empty()) return impl_->no_source;
-  return impl_->current().engine->best_source();
+  const Branch& b = impl_->current();
+  return b.expansion.serial_links ? b.best_from : b.engine->best_source();
 }
 
 Counters Planner::counters() const {
@@ -458,7 +492,10 @@ Result<Timeline> Planner::schedule_from_mip(const std::map<std::string, double>&
                        1.0 / static_cast<double>(b.expansion.mem_scale)};
   Result<PlanSchedule> s = pipeline::schedule_from_mip(b.engine->graph(), units, columns);
   if (!s.is_ok()) return s.status();
-  return timeline_of(b.expansion, b.engine->graph(), s.value());
+  const Timeline t = timeline_of(b.expansion, b.engine->graph(), s.value());
+  // The MIP knows parallel links only: its orders, re-timed on serial ones.
+  if (b.expansion.serial_links) return simulate(b.expansion, order_of(b.expansion, t));
+  return t;
 }
 
 const Expansion& Planner::mip_expansion() const {

@@ -97,6 +97,16 @@ Result<std::vector<int32_t>> read_devices(const JsonAt& at, int32_t devices, siz
   return out;
 }
 
+// "links": "parallel" (every transfer in flight on its own) or "serial"
+// (one at a time per pair of devices); true for serial.
+Result<bool> read_links(const JsonAt& at) {
+  json::Errors errors;
+  const std::string text = errors.take(at.string());
+  if (!errors.ok()) return errors.status();
+  if (text != "parallel" && text != "serial") return at.error("\"parallel\" or \"serial\"");
+  return text == "serial";
+}
+
 Status read_placement(const JsonAt& at, Problem* problem) {
   if (at.is(Kind::kString)) {
     const std::string text = at.value().text;
@@ -254,10 +264,10 @@ Result<Problem> read_problem_json(const std::string& source, std::string_view te
   Result<json::Document> doc = json::Document::parse(source, text, limits);
   if (!doc.is_ok()) return doc.status();
   const JsonAt root = doc.value().root();
-  Status keys = root.only_keys({"format",    "version", "name",      "devices", "microbatches",
-                                "comm",      "mem_cap", "F",         "B",       "W",
-                                "FB",        "act",     "keep",      "param",   "chunks",
-                                "placement", "stages",  "operators", "edges",   "transformer"});
+  Status keys = root.only_keys(
+      {"format",  "version", "name",      "devices", "microbatches", "comm",  "links",
+       "mem_cap", "F",       "B",         "W",       "FB",           "act",   "keep",
+       "param",   "chunks",  "placement", "stages",  "operators",    "edges", "transformer"});
   if (!keys.is_ok()) return keys;
   json::Errors errors;
   Problem problem;
@@ -274,6 +284,11 @@ Result<Problem> read_problem_json(const std::string& source, std::string_view te
   problem.comm = errors.take(read_amount(root["comm"], 0, kMaxTime, false));
   problem.placement.chunks = static_cast<int32_t>(errors.take(root.integer_or("chunks", 2, 1, 64)));
   if (!errors.ok()) return errors.status();
+  if (root.has("links")) {
+    Result<bool> serial = read_links(root["links"]);
+    if (!serial.is_ok()) return serial.status();
+    problem.serial_links = serial.value();
+  }
   StageSpec defaults;
   if (root.has("transformer")) {
     Result<TransformerSpec> t = read_transformer(root["transformer"]);
@@ -389,6 +404,7 @@ std::string problem_json(const Problem& problem, int indent) {
   out["devices"] = problem.devices;
   out["microbatches"] = problem.microbatches;
   out["comm"] = num(problem.comm);
+  if (problem.serial_links) out["links"] = "serial";
   out["mem_cap"] = caps_json(problem.mem_cap);
   out["chunks"] = problem.placement.chunks;
   if (problem.transformer) {
@@ -458,6 +474,12 @@ Status apply_flags(const ProblemFlags& flags, const std::string& source, Problem
   if (flags.microbatches) problem->microbatches = static_cast<int32_t>(*flags.microbatches);
   if (flags.chunks) problem->placement.chunks = static_cast<int32_t>(*flags.chunks);
   if (flags.comm) problem->comm = *flags.comm;
+  if (!flags.links.empty()) {
+    if (flags.links != "parallel" && flags.links != "serial") {
+      return invalid("--links takes parallel or serial, not '" + flags.links + "'");
+    }
+    problem->serial_links = flags.links == "serial";
+  }
   if (flags.mem_cap) problem->mem_cap.assign(problem->devices, *flags.mem_cap);
   if (!problem->mem_cap.empty() &&
       static_cast<int32_t>(problem->mem_cap.size()) != problem->devices) {
@@ -509,8 +531,8 @@ Result<Problem> problem_from_flags_json(const std::string& source, std::string_v
   if (!doc.is_ok()) return doc.status();
   const JsonAt root = doc.value().root();
   Status keys =
-      root.only_keys({"stages", "devices", "microbatches", "F", "B", "W", "FB", "comm", "mem_cap",
-                      "act", "keep", "param", "chunks", "placement", "transformer"});
+      root.only_keys({"stages", "devices", "microbatches", "F", "B", "W", "FB", "comm", "links",
+                      "mem_cap", "act", "keep", "param", "chunks", "placement", "transformer"});
   if (!keys.is_ok()) return keys;
   json::Errors errors;
   ProblemFlags flags;
@@ -529,6 +551,11 @@ Result<Problem> problem_from_flags_json(const std::string& source, std::string_v
     }
   }
   if (root.has("placement")) flags.placement = errors.take(root["placement"].string());
+  if (root.has("links")) {
+    Result<bool> serial = read_links(root["links"]);
+    if (!serial.is_ok()) return serial.status();
+    flags.links = serial.value() ? "serial" : "parallel";
+  }
   if (!errors.ok()) return errors.status();
   if (root.has("transformer")) {
     Result<TransformerSpec> t = read_transformer(root["transformer"]);

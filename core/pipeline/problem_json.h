@@ -3,6 +3,7 @@
 // description and examples/pipeline/ has examples):
 //   {"format": "shardlab-pipeline-problem", "version": 1, "name": "...",
 //    "devices": P, "microbatches": M (required), "comm": C,
+//    "links": "parallel" | "serial" (one transfer at a time per pair of devices),
 //    "mem_cap": K | [K per device] | null,
 //    "F": 1, "B": 1, "W": 1, "FB": F+B+W, "act": 1, "keep": 0, "param": 0,
 //    "transformer": {"h", "s", "b": 1, "a", "t": 1, "layers": 1, "bytes_per_param": 16}
@@ -47,6 +48,7 @@ struct ProblemFlags {
   std::optional<int64_t> devices, microbatches, chunks;
   std::optional<double> f, b, w, fb, comm, mem_cap, act, keep, param;
   std::string placement;                       // empty: unchanged
+  std::string links;                           // "parallel" or "serial"; empty: unchanged
   std::optional<TransformerSpec> transformer;  // act, keep and param from a layer (memory.h)
   bool has_share() const { return f || b || w || fb || act || keep || param || transformer; }
 };
@@ -59,7 +61,7 @@ struct ProblemFlags {
 Status apply_flags(const ProblemFlags& flags, const std::string& source, Problem* problem);
 
 // {"stages" | "devices", "microbatches", "F", "B", "W", "FB", "comm",
-//  "mem_cap", "act", "keep", "param", "chunks", "placement"} -> the uniform
+//  "mem_cap", "act", "keep", "param", "chunks", "placement", "links"} -> the uniform
 // problem the CLI builds from the same flags.
 Result<Problem> problem_from_flags_json(const std::string& source, std::string_view text);
 

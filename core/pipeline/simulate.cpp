@@ -107,6 +107,10 @@ Result<Timeline> simulate(const Expansion& e, const Order& order, std::vector<si
     }
   }
   std::vector<int64_t> end(n, -1);
+  // When each arc's result reaches its op (end + delay, or with serial links
+  // the end of its turn on the link); -1 while not timed.
+  std::vector<int64_t> arrival(e.arcs.size(), -1);
+  std::vector<int64_t> link_free(e.serial_links ? static_cast<size_t>(p) * p : 0, 0);
   std::vector<size_t> next(p, 0);
   std::vector<int64_t> free_at(p, 0);
   Timeline timeline;
@@ -126,7 +130,7 @@ Result<Timeline> simulate(const Expansion& e, const Order& order, std::vector<si
         if (k == count - 1 && count > 1 && arc.from == members[count - 2]) continue;
         if (end[arc.from] < 0) return -1;
         const bool crosses = order.unit_device[e.ops[arc.from].unit] != device;
-        t = std::max(t, end[arc.from] + (crosses ? arc.delay : 0));
+        t = std::max(t, crosses ? arrival[e.pred_arcs[i]] : end[arc.from]);
       }
     }
     return t;
@@ -144,6 +148,21 @@ Result<Timeline> simulate(const Expansion& e, const Order& order, std::vector<si
         const int64_t finish = start + slot_duration(e, slot);
         const int32_t count = slot_ops(e, slot, ops);
         for (int32_t i = 0; i < count; ++i) end[ops[i]] = finish;
+        // The slot's results leave in its ops' order; on a serial link each
+        // waits for the one sent before it.
+        for (int32_t i = 0; i < count; ++i) {
+          for (int32_t k = e.succ_begin[ops[i]]; k < e.succ_begin[ops[i] + 1]; ++k) {
+            const Arc& arc = e.arcs[e.succ_arcs[k]];
+            const int32_t to = order.unit_device[e.ops[arc.to].unit];
+            if (to == d) continue;
+            int64_t at = finish + arc.delay;
+            if (e.serial_links) {
+              int64_t& link = link_free[static_cast<size_t>(d) * p + to];
+              at = link = std::max(link, finish) + arc.delay;
+            }
+            arrival[e.succ_arcs[k]] = at;
+          }
+        }
         free_at[d] = finish;
         per_device[d].push_back({d, slot, start, finish});
         ++next[d];

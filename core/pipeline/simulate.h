@@ -10,8 +10,13 @@
 // slot as early as its device and its dependencies allow: start = max(end
 // of the device's previous slot, for every predecessor of an op of the
 // slot: its end + the arc's delay when the two units sit on different
-// devices), and every op of the slot ends when the slot ends. The result is
-// exact (integer ticks).
+// devices), and every op of the slot ends when the slot ends. With serial
+// links (Expansion::serial_links) a result that crosses devices arrives at
+// the end of its turn on the link instead: the sending device's results
+// leave in the order its slots end (a slot's ops in slot_ops() order, each
+// op's arcs in their index order), each transfer starting when its result
+// is ready and the link's previous transfer has arrived, and holding the
+// link for its delay. The result is exact (integer ticks).
 #pragma once
 
 #include <cstdint>

@@ -175,6 +175,27 @@ test('changing p and m changes the schedules and their numbers', async () => {
   await page.context().close();
 });
 
+test('serial links slow DualPipe as the CLI says, and travel in the link', async () => {
+  const problem = {p: 4, m: 8, FB: 2.5, comm: 0.5, cap: 5};
+  const page = await open('&p=4&m=8&FB=2.5&comm=0.5&cap=5&s=DualPipe');
+  await settled(page);
+  await assertHeadline(page, cliJson([...flags(problem), '--schedule', 'DualPipe']));
+  await recompute(page, () => page.selectOption('[data-testid=pl-links]', '1'));
+  const serial = cliJson([...flags(problem), '--links', 'serial', '--schedule', 'DualPipe']);
+  assert.equal(serial.problem.links, 'serial');
+  await assertHeadline(page, serial);
+  await page.waitForFunction(() => /&ln=1&/.test(location.hash));
+  const link = await page.evaluate(() => location.hash);
+  assert.deepEqual(page.errors, []);
+  await page.context().close();
+  const again = await openPage(site.browser, `${site.url}${link}`);
+  await settled(again);
+  assert.equal(await again.$eval('[data-testid=pl-links]', (s) => s.value), '1');
+  await assertHeadline(again, serial);
+  assert.deepEqual(again.errors, []);
+  await again.context().close();
+});
+
 test('two schedules compared: one shown, another stacked on the same time scale', async () => {
   const page = await open('&p=4&m=8&s=1F1B');
   await settled(page);

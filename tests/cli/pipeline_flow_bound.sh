@@ -100,12 +100,13 @@ check "a schedule above the cap is no point of the model" 1 \
   "$(python3 "$flow" --stages 8 --microbatches 20 --FB 2 --comm 0.25 --mem-cap 8 \
     --check dp.json > /dev/null; echo $?)"
 
-# The best schedules known in the two open cells of the pairs table
-# (README; half at 60 and 63.5), written by `shardlab pipeline
+# The best schedules known in the two cells of the pairs table with F&B 2.5
+# and a delay (README; half at 60 and 63.5), written by `shardlab pipeline
 # examples/pipeline/dualpipe_example.json --FB 2.5 --comm C --plan --json`
 # with the flags of tests/data/pipeline/README.md, or by the order search
-# alone (61.25 and 64, the same README): valid for the CLI's checker at their
-# makespans under cap 9, points of the model, above a cap of 8.
+# alone (61.25, 61, 64 and 63.5, the same README; 63.5 is the half line):
+# valid for the CLI's checker at their makespans under cap 9, points of the
+# model, above a cap of 8.
 while read -r comm makespan; do
   best="$repo/tests/data/pipeline/dualpipe_fb2.5_comm${comm}_${makespan}.json"
   what="$makespan at F&B 2.5, comm $comm"
@@ -122,8 +123,10 @@ while read -r comm makespan; do
 done << 'BEST'
 0.25 61.5
 0.25 61.25
+0.25 61
 0.5 64.5
 0.5 64
+0.5 63.5
 BEST
 
 finish "pipeline_flow_bound"

@@ -91,6 +91,56 @@ TEST_CASE("pipeline io: the schedule JSON reads back to the same schedule") {
         "number 9");
 }
 
+TEST_CASE("pipeline io: serial links in the problem, the flags and the schedule JSON") {
+  const std::string text =
+      R"({"devices": 2, "microbatches": 4, "comm": 2, "links": "serial", "placement": "linear"})";
+  Result<Problem> p = read_problem_json("p.json", text);
+  REQUIRE_MESSAGE(p.is_ok(), p.status().message());
+  CHECK(p.value().serial_links);
+  const std::string written = problem_json(p.value());
+  CHECK(nlohmann::json::parse(written)["links"] == "serial");
+  Result<Problem> again = read_problem_json("n.json", written);
+  REQUIRE(again.is_ok());
+  CHECK(again.value().serial_links);
+  // Parallel links are the default and are not written.
+  Result<Problem> plain = read_problem_json("q.json", R"({"devices": 2, "microbatches": 4})");
+  REQUIRE(plain.is_ok());
+  CHECK_FALSE(plain.value().serial_links);
+  CHECK_FALSE(nlohmann::json::parse(problem_json(plain.value())).contains("links"));
+  CHECK(read_problem_json("b.json", R"({"devices": 2, "microbatches": 4, "links": "both"})")
+            .status()
+            .message() ==
+        "b.json:1:44 (byte 43): at links: expected \"parallel\" or \"serial\", found the string "
+        "\"both\"");
+  Result<Problem> flags =
+      problem_from_flags_json("f.json", R"({"stages": 2, "microbatches": 4, "links": "serial"})");
+  REQUIRE(flags.is_ok());
+  CHECK(flags.value().serial_links);
+  // The schedule JSON: the summary says so, and each dependency's delay is
+  // the wait for the link too. GPipe's F's on device 1 start at 3, 5, 7 and
+  // 9 (the second's input, ready at 2, is sent after the first's, which
+  // holds the link until 3: a wait of 3); its full backwards end at 12, 14,
+  // 16 and 18, reach device 0 two units later, and device 0 ends at 22.
+  Result<ScheduleResult> s = run_schedule(p.value(), "GPipe");
+  REQUIRE(s.is_ok());
+  CHECK(s.value().check.valid);
+  const nlohmann::json j = nlohmann::json::parse(schedule_json(s.value()));
+  CHECK(j["problem"]["links"] == "serial");
+  CHECK(j["makespan"] == 22);
+  bool seen = false;
+  for (const auto& op : j["ops"]) {
+    if (op["device"] == 1 && op["kind"] == "F" && op["microbatch"] == 1) {
+      CHECK(op["start"] == 5);
+      CHECK(op["delays"] == nlohmann::json::array({3}));
+      seen = true;
+    }
+  }
+  CHECK(seen);
+  Result<ScheduleResult> back = read_schedule_json(p.value(), "s.json", schedule_json(s.value()));
+  REQUIRE(back.is_ok());
+  CHECK(back.value().check.valid);
+}
+
 TEST_CASE("pipeline io: PyTorch CSV round trips and the inferred placement") {
   Problem p = uniform_problem(4, 8, StageSpec{});
   p.stages[0].b = 2;

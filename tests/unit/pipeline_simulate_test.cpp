@@ -3,6 +3,7 @@
 // profiles, deadlocks and malformed orders.
 #include <doctest/doctest.h>
 
+#include "core/pipeline/check.h"
 #include "core/pipeline/model.h"
 #include "core/pipeline/simulate.h"
 
@@ -71,6 +72,61 @@ TEST_CASE("pipeline simulate: all-forward-first on a linear chain") {
   CHECK(m.global_idle == std::vector<int64_t>{80, 80, 80});
   CHECK(m.peak_activation == std::vector<int64_t>{4, 4, 4});
   CHECK(m.memory[0].activation.back() == 0);
+}
+
+TEST_CASE("pipeline simulate: serial links send a device's results one at a time") {
+  // GPipe's order on 2 devices, 4 micro-batches, F = B = W = 1, delay 2.
+  // Device 0's F's end at 1, 2, 3 and 4. In parallel they reach device 1 at
+  // 3, 4, 5 and 6; on a serial link each waits for the one before: 3, 5, 7
+  // and 9. Device 1 then ends its F's at 7 (10), runs B and W alternately,
+  // and its B's reach device 0 two units apart, so the link back never
+  // queues: device 0 ends at 18 (21).
+  Problem problem = uniform(2, 4, 1, 1, 1);
+  problem.comm = 2;
+  const Expansion parallel = expand_ok(problem, PlacementKind::kLinear);
+  problem.serial_links = true;
+  const Expansion serial = expand_ok(problem, PlacementKind::kLinear);
+  CHECK_FALSE(parallel.serial_links);
+  CHECK(serial.serial_links);
+  Result<Timeline> tp = simulate(parallel, all_forward_first(parallel));
+  Result<Timeline> ts = simulate(serial, all_forward_first(serial));
+  REQUIRE(tp.is_ok());
+  REQUIRE(ts.is_ok());
+  CHECK(measure(parallel, tp.value()).makespan == 18);
+  CHECK(measure(serial, ts.value()).makespan == 21);
+  std::vector<int64_t> forward_starts[2];
+  for (const TimedSlot& s : ts.value().slots) {
+    if (s.device == 1 && serial.ops[s.slot.op].kind == OpKind::kF) {
+      forward_starts[1].push_back(s.start);
+    }
+  }
+  for (const TimedSlot& s : tp.value().slots) {
+    if (s.device == 1 && parallel.ops[s.slot.op].kind == OpKind::kF) {
+      forward_starts[0].push_back(s.start);
+    }
+  }
+  CHECK(forward_starts[0] == std::vector<int64_t>{3, 4, 5, 6});
+  CHECK(forward_starts[1] == std::vector<int64_t>{3, 5, 7, 9});
+  // The checker's arrivals are the times the simulator used.
+  const std::vector<int64_t> at = check_schedule(serial, ts.value()).arrival;
+  REQUIRE(at.size() == serial.arcs.size());
+  for (int32_t k = 0; k < 4; ++k) {
+    const int32_t f1 = serial.op_of(k, 1, OpKind::kF);
+    const int32_t arc = serial.pred_arcs[serial.pred_begin[f1]];
+    CHECK(at[arc] == 3 + 2 * k);
+  }
+  // Both timelines pass the checker on their own links; the parallel one
+  // breaks the serial links, first at micro-batch 1.
+  CHECK(check_schedule(parallel, tp.value()).valid);
+  CHECK(check_schedule(serial, ts.value()).valid);
+  CHECK(check_schedule(parallel, ts.value()).valid);
+  const CheckReport broken = check_schedule(serial, tp.value());
+  CHECK_FALSE(broken.valid);
+  CHECK(broken.violation_count == 3);
+  REQUIRE(!broken.violations.empty());
+  CHECK(broken.violations[0] ==
+        "F1 stage 1 starts at 4 but its input F1 stage 0 ends at 2 and, sent after the results "
+        "before it on the link from device 0 to device 1, arrives at 5");
 }
 
 TEST_CASE("pipeline simulate: interleaved split keeps ticks exact") {

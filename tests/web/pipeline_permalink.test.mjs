@@ -135,7 +135,7 @@ test('bad values in a link fall back rather than break the page', async () => {
 });
 
 test('the form\'s parameters become the core\'s uniform problem, and back', () => {
-  const params = {p: 8, m: 20, F: 1, B: 1, W: 1, FB: 3, comm: 0, cap: 9, v: 2};
+  const params = {p: 8, m: 20, F: 1, B: 1, W: 1, FB: 3, comm: 0, links: 0, cap: 9, v: 2};
   const problem = Q.problemFromParams(params);
   assert.deepEqual(problem, {
     format: 'shardlab-pipeline-problem',
@@ -161,4 +161,21 @@ test('the form\'s parameters become the core\'s uniform problem, and back', () =
   assert.deepEqual(
       Q.normalizeParams({p: '3.6', m: '7', F: '0.5', cap: '', FB: ''}),
       {...Q.DEFAULTS, p: 4, m: 7, F: 0.5});
+  // Serial links: "links": "serial" in the problem (parallel, the core's
+  // default, is left out), and back.
+  const serial = Q.problemFromParams({...params, comm: 0.5, links: '1'});
+  assert.equal(serial.links, 'serial');
+  assert.equal(problem.links, undefined);
+  assert.deepEqual(Q.paramsFromProblem(serial), {...params, comm: 0.5, links: 1});
+});
+
+test('serial links travel as ln=1; parallel ones stay out of the link', async () => {
+  const params = {p: 4, m: 8, F: 1, B: 1, W: 1, FB: 2.5, comm: 0.5, links: 1, cap: 5, v: 2};
+  const serial = await roundTrip({params, schedule: 'DualPipe'});
+  assert.match(serial.fragment, /&comm=0\.5&ln=1&cap=5&/);
+  assert.deepEqual(serial.decoded.params, params);
+  const parallel = await roundTrip({params: {...params, links: 0}, schedule: 'DualPipe'});
+  assert.doesNotMatch(parallel.fragment, /ln=/);
+  assert.equal(parallel.decoded.params.links, undefined);
+  assert.equal(Q.normalizeParams(parallel.decoded.params).links, 0);
 });

@@ -1,13 +1,13 @@
-// The parameter form of the pipeline lab: p, m, F, B, W, F&B, comm, cap and
-// v, read from and written to the inputs, and turned into the core's uniform
-// problem JSON (core/pipeline/problem_json.h: one device's share of the model
-// per micro-batch, the same problem as the CLI's --stages/--F/... flags).
-// A loaded problem file fills the form where its values are uniform.
-// Pure parts (defaults, problemFromParams, paramsFromProblem) are node-tested.
+// The parameter form of the pipeline lab: p, m, F, B, W, F&B, comm, links
+// (0 parallel, 1 serial), cap and v, read from and written to the inputs, and turned into the
+// core's uniform problem JSON (core/pipeline/problem_json.h: one device's share of the model per
+// micro-batch, the same problem as the CLI's --stages/--F/... flags). A loaded problem file fills
+// the form where its values are uniform. Pure parts (defaults, problemFromParams,
+// paramsFromProblem) are node-tested.
 
 export const DEFAULTS =
-    Object.freeze({p: 4, m: 8, F: 1, B: 1, W: 1, FB: null, comm: 0, cap: null, v: 2});
-const INTEGER = new Set(['p', 'm', 'v']);
+    Object.freeze({p: 4, m: 8, F: 1, B: 1, W: 1, FB: null, comm: 0, links: 0, cap: null, v: 2});
+const INTEGER = new Set(['p', 'm', 'v', 'links']);
 const OPTIONAL = new Set(['FB', 'cap']);
 export const FIELDS = Object.freeze(Object.keys(DEFAULTS));
 
@@ -43,6 +43,7 @@ export function problemFromParams(params) {
   };
   if (q.FB !== null) problem.FB = q.FB;
   problem.comm = q.comm;
+  if (q.links) problem.links = 'serial';
   problem.mem_cap = q.cap;
   problem.chunks = q.v;
   return problem;
@@ -65,6 +66,7 @@ export function paramsFromProblem(problem) {
     W: pick('W', 1),
     FB: pick('FB', null),
     comm: pick('comm', 0),
+    links: problem.links === 'serial' ? 1 : 0,
     cap: pick('mem_cap', null),
     v: pick('chunks', DEFAULTS.v),
   });

@@ -1,6 +1,7 @@
 // The pipeline lab's keys in the permalink (#v=3&lab=pipeline&...), read and
 // written here; ../state.mjs does the common part and the packing. Keys:
 //   p m F B W FB comm cap ch  the uniform parameters (ch: chunks v; cap, FB empty = none)
+//   ln=1                      serial links (absent: parallel)
 //   ex=NAME                   a bundled example problem (examples/pipeline/NAME)
 //   pj=DEFLATED               a problem JSON typed or opened in the page
 //   s=NAME  vs=NAME           the schedule shown, and the one stacked under it
@@ -15,8 +16,18 @@ import {deflate, fromBase64Url, inflate, toBase64Url} from '../state.mjs';
 import {FILES, PRESETS} from './examples.mjs';
 
 // Form field -> fragment key ('v' is the fragment's version, so chunks are 'ch').
-export const PARAM_KEYS = Object.freeze(
-    {p: 'p', m: 'm', F: 'F', B: 'B', W: 'W', FB: 'FB', comm: 'comm', cap: 'cap', v: 'ch'});
+export const PARAM_KEYS = Object.freeze({
+  p: 'p',
+  m: 'm',
+  F: 'F',
+  B: 'B',
+  W: 'W',
+  FB: 'FB',
+  comm: 'comm',
+  links: 'ln',
+  cap: 'cap',
+  v: 'ch'
+});
 export const PLAN_MAX_CHARS = 24000;     // a longer packed plan stays out of links
 export const PROBLEM_MAX_CHARS = 48000;  // likewise a typed problem
 
@@ -177,6 +188,7 @@ export async function encodePipeline(state) {
   }
   for (const [field, key] of Object.entries(PARAM_KEYS)) {
     const v = state.params && state.params[field];
+    if (field === 'links' && !v) continue;  // parallel links, the default, stay out
     if (v !== undefined) p.set(key, v === null ? '' : String(v));
   }
   if (state.schedule) p.set('s', state.schedule);
