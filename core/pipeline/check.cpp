@@ -54,7 +54,8 @@ CheckReport check_schedule(const Expansion& e, const Timeline& timeline) {
   // Which slot runs each op; -1 none.
   const int32_t num_slots = static_cast<int32_t>(timeline.slots.size());
   std::vector<int32_t> slot_of(n, -1);
-  std::vector<std::vector<int32_t>> slot_members(num_slots);
+  // Serial links only: each slot's ops, in order (the order its results leave).
+  std::vector<std::vector<int32_t>> slot_members(e.serial_links ? num_slots : 0);
   for (int32_t i = 0; i < num_slots; ++i) {
     const TimedSlot& s = timeline.slots[i];
     if (s.device < 0 || s.device >= p) {
@@ -105,7 +106,7 @@ CheckReport check_schedule(const Expansion& e, const Timeline& timeline) {
                     i);
     }
     if (s.start < 0) violation.add(e.op_label(a) + " starts before 0", i);
-    slot_members[i] = members;
+    if (e.serial_links) slot_members[i] = members;
     for (int32_t op : members) {
       if (slot_of[op] >= 0) {
         violation.add(e.op_label(op) + " runs twice", i);

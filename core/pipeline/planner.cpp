@@ -59,11 +59,11 @@ struct Branch {
   // exactly by the simulator. Keeps t when it is the best so far.
   void consider(const Timeline& t, const std::string& source) {
     Result<Timeline> timed = simulate(expansion, order_of(expansion, t));
-    if (!timed.is_ok() || !check_schedule(expansion, timed.value()).valid) return;
-    const int64_t makespan = measure(expansion, timed.value()).makespan;
-    if (has_best() && makespan >= best_makespan) return;
+    if (!timed.is_ok()) return;
+    const CheckReport report = check_schedule(expansion, timed.value());
+    if (!report.valid || (has_best() && report.makespan >= best_makespan)) return;
     best = std::move(timed).value();
-    best_makespan = makespan;
+    best_makespan = report.makespan;
     best_from = source;
   }
 

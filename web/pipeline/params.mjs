@@ -1,9 +1,10 @@
 // The parameter form of the pipeline lab: p, m, F, B, W, F&B, comm, links
-// (0 parallel, 1 serial), cap and v, read from and written to the inputs, and turned into the
-// core's uniform problem JSON (core/pipeline/problem_json.h: one device's share of the model per
-// micro-batch, the same problem as the CLI's --stages/--F/... flags). A loaded problem file fills
-// the form where its values are uniform. Pure parts (defaults, problemFromParams,
-// paramsFromProblem) are node-tested.
+// (0 parallel, 1 serial), cap and v, read from and written to the inputs,
+// and turned into the core's uniform problem JSON (core/pipeline/
+// problem_json.h: one device's share of the model per micro-batch, the same
+// problem as the CLI's --stages/--F/... flags). A loaded problem file fills
+// the form where its values are uniform. Pure parts (defaults,
+// problemFromParams, paramsFromProblem) are node-tested.
 
 export const DEFAULTS =
     Object.freeze({p: 4, m: 8, F: 1, B: 1, W: 1, FB: null, comm: 0, links: 0, cap: null, v: 2});
