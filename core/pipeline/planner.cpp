@@ -12,7 +12,9 @@
 #include "core/pipeline/plan/engine.h"
 #include "core/pipeline/plan/heft.h"
 #include "core/pipeline/plan/merge.h"
+#include "core/pipeline/plan/order_search.h"
 #include "core/pipeline/plan/problem.h"
+#include "core/rng.h"
 
 namespace shardlab::pipeline {
 
@@ -31,6 +33,14 @@ bool same_shape(const Expansion& a, const Expansion& b) {
   return true;
 }
 
+// The link-aware order search (serial links): moves per unit of its share
+// of a step (as the engine's own order search), moves without a gain before
+// a run starts again from the branch's best, and runs in a row without a
+// gain before it stops.
+constexpr int64_t kLinkMovesPerUnit = 4;
+constexpr int64_t kLinkStall = 100000;
+constexpr int64_t kLinkIdleRuns = 8;
+
 // A placement the planner searches: its expansion and engine, the
 // bi-level coarse engine while it helps, and the published schedules that
 // ran on it.
@@ -48,9 +58,20 @@ struct Branch {
   std::string best_from;  // serial links: who found it (the engine's source, or a published name)
   int64_t best_cached = -1;
   bool retired = false;  // its bound reached the best schedule of any branch
+  // Serial links: an order search on a copy of the engine's graph that
+  // times its candidates on the links (PlanGraph::serial_links), started
+  // from the best schedule, mirrored every other run when it can be. Null
+  // without serial links, and once kLinkIdleRuns runs in a row gained nothing.
+  std::unique_ptr<PlanGraph> linked;
+  std::unique_ptr<OrderSearch> link_search;
+  Rng link_rng{1};
+  double link_share = 0, link_credit = 0;
+  int64_t link_runs = 0, link_idle = 0, link_wins = 0;
 
   bool has_best() const { return best_makespan >= 0; }
   int64_t best_ticks() const { return best_makespan; }
+  // Whether anything is left to search here (the engine, or the link search).
+  bool searching() const { return !retired && (!engine->finished() || link_search); }
   int64_t scale() const { return expansion.time_scale; }
 
   // With serial links the engine plans on parallel ones, a relaxation
@@ -86,8 +107,39 @@ struct Branch {
       if (merge_share == 0) coarse.reset();
       work = std::max<int64_t>(1, work - share);
     }
-    improved |= engine->step(work);
+    if (!engine->finished()) improved |= engine->step(work);
+    if (link_search) improved |= step_links(work);
     return improved;
+  }
+
+  bool step_links(int64_t work) {
+    if (!has_best()) return false;
+    link_credit += link_share * static_cast<double>(work);
+    if (link_credit < 1) return false;
+    const auto units = static_cast<int64_t>(link_credit);
+    link_credit -= static_cast<double>(units);
+    if (!link_search->started() || link_search->stalled() > kLinkStall) {
+      if (link_search->started() && ++link_idle >= kLinkIdleRuns) {
+        link_search.reset();
+        return false;
+      }
+      Result<PlanSchedule> from = plan_schedule_of(expansion, *linked, best);
+      if (!from.is_ok()) {
+        link_search.reset();
+        return false;
+      }
+      link_search->reset(from.value(), link_runs++ % 2 == 0);
+    }
+    PlanSchedule found;
+    if (!link_search->run(units * kLinkMovesPerUnit, best_makespan, &link_rng, &found)) {
+      return false;
+    }
+    const int64_t before = best_makespan;
+    consider(timeline_of(expansion, *linked, found), "link order search");
+    if (best_makespan == before) return false;
+    link_idle = 0;
+    ++link_wins;
+    return true;
   }
 
   void refresh() {
@@ -148,6 +200,14 @@ struct Planner::Impl {
       auto branch = std::make_unique<Branch>();
       branch->expansion = std::move(e).value();
       branch->engine = std::make_unique<PlanEngine>(std::move(g).value(), config);
+      if (branch->expansion.serial_links && !heft_only && options.order_share > 0) {
+        branch->linked = std::make_unique<PlanGraph>(branch->engine->graph());
+        branch->linked->serial_links = true;
+        branch->link_search = std::make_unique<OrderSearch>(*branch->linked, config.symmetry);
+        if (!branch->link_search->useful()) branch->link_search.reset();
+        branch->link_share = options.order_share;
+        branch->link_rng = Rng(config.seed ^ 0x6c696e6bULL);
+      }
       branches.push_back(std::move(branch));
     }
     if (branches.empty()) return;
@@ -331,7 +391,7 @@ struct Planner::Impl {
           !earlier(b->engine->lower_bound(), b->scale(), holder.best_ticks(), holder.scale())) {
         b->retired = true;
       }
-      if (!b->retired && !b->engine->finished()) active.push_back(b.get());
+      if (b->searching()) active.push_back(b.get());
     }
     if (active.empty()) return false;
     // The branch holding the best schedule gets half the work, the others
@@ -372,9 +432,9 @@ bool Planner::step(int64_t work) {
 bool Planner::finished() const {
   if (impl_->branches.empty() || impl_->heft_only || impl_->proven()) return true;
   // With serial links every engine may finish (proven on the relaxation)
-  // above its bound: nothing is left to search.
+  // above its bound: then only the link-aware order searches are left.
   for (const auto& b : impl_->branches) {
-    if (!b->retired && !b->engine->finished()) return false;
+    if (b->searching()) return false;
   }
   return true;
 }
@@ -428,7 +488,7 @@ Counters Planner::counters() const {
       Counters row;
       impl_->set_ticks(&row, "makespan", *other, other->best_ticks());
       impl_->set_ticks(&row, "lower_bound", *other, other->engine->lower_bound());
-      row.add("active", !other->retired && !other->engine->finished());
+      row.add("active", other->searching());
       std::string name = placement_name(other->expansion.placement);
       if (other->expansion.placement == PlacementKind::kInterleaved) {
         name += " " + std::to_string(other->expansion.chunks);
@@ -444,6 +504,13 @@ Counters Planner::counters() const {
     merged.add("offers", b.coarse_offers);
     merged.add("active", b.coarse != nullptr);
     c.add("merged", std::move(merged));
+  }
+  if (b.linked) {
+    Counters links;
+    links.add("runs", b.link_runs);
+    links.add("wins", b.link_wins);
+    links.add("active", b.link_search != nullptr);
+    c.add("link_search", std::move(links));
   }
   c.add("warm_start", impl_->warm);
   return c;

@@ -1,6 +1,10 @@
 // The planner's order search (core/pipeline/plan/order_search.h) run alone,
 // as a walk: from DualPipe's schedule, mirror-symmetric moves only, started
 // again from its own best whenever `--stall` moves pass without a gain.
+// `--start FILE` starts from a schedule JSON instead (its device orders and
+// pairs, re-timed on the problem), e.g. a schedule found at another comm;
+// `--mirror 0` lets the walk leave mirror-symmetric orders; with `--links
+// serial` it times its candidates on serial links (PlanGraph::serial_links).
 // Moves are counted, not timed, so a seed gives the same schedule on every
 // machine. Prints one table row per seed; --out writes the best schedule
 // found (a schedule JSON that `shardlab pipeline ... --check` re-checks).
@@ -28,9 +32,20 @@ int usage(const std::string& why) {
   std::fprintf(stderr,
                "order_walk_bench: %s\n"
                "usage: order_walk_bench PROBLEM.json [--FB X] [--comm C] [--mem-cap K]\n"
-               "       [--seeds A-B] [--moves N] [--stall N] [--out FILE]\n",
+               "       [--links parallel|serial]\n"
+               "       [--seeds A-B] [--moves N] [--stall N] [--start FILE] [--mirror 0|1]\n"
+               "       [--out FILE]\n",
                why.c_str());
   return 1;
+}
+
+bool read_text(const std::string& path, std::string* out) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) return false;
+  std::stringstream text;
+  text << file.rdbuf();
+  *out = text.str();
+  return true;
 }
 
 bool read_number(const char* text, double* out) {
@@ -45,8 +60,8 @@ int main(int argc, char** argv) {
   if (argc < 2) return usage("give a problem file");
   const std::string path = argv[1];
   ProblemFlags flags;
-  double seed_lo = 1, seed_hi = 1, moves = 10'000'000, stall = 400'000;
-  std::string out;
+  double seed_lo = 1, seed_hi = 1, moves = 10'000'000, stall = 400'000, mirror = 1;
+  std::string out, start_path;
   for (int i = 2; i < argc; ++i) {
     const std::string flag = argv[i];
     if (i + 1 >= argc) return usage(flag + " needs a value");
@@ -54,6 +69,10 @@ int main(int argc, char** argv) {
     double x = 0;
     if (flag == "--out") {
       out = value;
+    } else if (flag == "--links") {
+      flags.links = value;
+    } else if (flag == "--start") {
+      start_path = value;
     } else if (flag == "--seeds") {
       if (std::sscanf(value, "%lf-%lf", &seed_lo, &seed_hi) != 2 || seed_lo > seed_hi) {
         return usage("--seeds takes A-B with A <= B, not '" + std::string(value) + "'");
@@ -70,25 +89,34 @@ int main(int argc, char** argv) {
       moves = x;
     } else if (flag == "--stall") {
       stall = x;
+    } else if (flag == "--mirror") {
+      mirror = x;
     } else {
       return usage("unknown option " + flag);
     }
   }
-  std::ifstream file(path, std::ios::binary);
-  if (!file) return usage("cannot open " + path);
-  std::stringstream text;
-  text << file.rdbuf();
-  Result<Problem> read = read_problem_json(path, text.str());
+  std::string text;
+  if (!read_text(path, &text)) return usage("cannot open " + path);
+  Result<Problem> read = read_problem_json(path, text);
   if (!read.is_ok()) return usage(read.status().message());
   Problem problem = read.value();
   const Status applied = apply_flags(flags, path, &problem);
   if (!applied.is_ok()) return usage(applied.message());
   Result<Generated> dualpipe = generate(problem, "DualPipe");
   if (!dualpipe.is_ok()) return usage("DualPipe: " + dualpipe.status().message());
-  const Expansion& e = dualpipe.value().expansion;
+  Expansion e = dualpipe.value().expansion;
   Result<Timeline> t = simulate(e, dualpipe.value().order);
+  if (!start_path.empty()) {
+    std::string start_text;
+    if (!read_text(start_path, &start_text)) return usage("cannot open " + start_path);
+    Result<ScheduleResult> s = read_schedule_json(problem, start_path, start_text);
+    if (!s.is_ok()) return usage(s.status().message());
+    e = s.value().expansion;
+    t = s.value().timeline;
+  }
   Result<PlanGraph> g = plan_graph_of(e);
-  if (!t.is_ok() || !g.is_ok()) return usage("DualPipe's schedule does not run");
+  if (!t.is_ok() || !g.is_ok()) return usage("the start schedule does not run");
+  g.value().serial_links = e.serial_links;
   Result<PlanSchedule> start = plan_schedule_of(e, g.value(), t.value());
   if (!start.is_ok()) return usage(start.status().message());
   const double unit = static_cast<double>(e.time_scale);
@@ -97,8 +125,9 @@ int main(int argc, char** argv) {
   const int64_t chunk = 50'000;
   for (auto seed = static_cast<int64_t>(seed_lo); seed <= static_cast<int64_t>(seed_hi); ++seed) {
     OrderSearch search(g.value());
-    search.reset(start.value(), true);
-    if (!search.mirrored()) return usage("the problem has no mirror image (DualPipe's placement)");
+    search.reset(start.value(), mirror != 0);
+    if (mirror != 0 && !search.mirrored())
+      return usage("the problem has no mirror image (DualPipe's placement)");
     Rng rng(static_cast<uint64_t>(seed));
     PlanSchedule best = start.value();
     int64_t done = 0, at = 0, restarts = 0;
@@ -106,7 +135,8 @@ int main(int argc, char** argv) {
       PlanSchedule found;
       if (search.run(chunk, best.makespan, &rng, &found)) best = found, at = done + chunk;
       done += chunk;
-      if (search.stalled() > static_cast<int64_t>(stall)) search.reset(best, true), ++restarts;
+      if (search.stalled() > static_cast<int64_t>(stall))
+        search.reset(best, mirror != 0), ++restarts;
     }
     std::printf("| %lld | %g | %lld | %lld |\n", static_cast<long long>(seed),
                 static_cast<double>(best.makespan) / unit, static_cast<long long>(at),
@@ -115,8 +145,8 @@ int main(int argc, char** argv) {
     if (overall.empty() || best.makespan < overall.makespan) overall = best;
   }
   if (!out.empty()) {
-    ScheduleResult s = evaluate_timeline(problem, e, timeline_of(e, g.value(), overall),
-                                         "planned (mirrored order search)");
+    const char* name = mirror != 0 ? "planned (mirrored order search)" : "planned (order search)";
+    ScheduleResult s = evaluate_timeline(problem, e, timeline_of(e, g.value(), overall), name);
     std::ofstream(out) << schedule_json(s, 1) << "\n";
     if (!s.check.valid)
       return usage("the best schedule fails the checker: " + s.check.violations[0]);

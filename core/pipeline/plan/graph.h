@@ -86,6 +86,14 @@ struct PlanGraph {
   // only through mirror_valid(), which checks that it maps the graph onto
   // itself.
   std::vector<int32_t> mirror;
+  // Serial links: a device sends its results to another one transfer at a
+  // time, first in first out in its slot order, each holding the link
+  // (sender, receiver) for its delay (the simulator's rule, simulate.h).
+  // Only time_slots (plan/slot_timing.h) reads it, so time_orders and the
+  // order search time on the links; every other technique, and every bound,
+  // plans on parallel links, a relaxation. plan_graph_of leaves it false:
+  // the planner sets it on a copy for its link-aware order search.
+  bool serial_links = false;
 
   // ---- derived by finalize() ----
   // Overlapped pairs. A pair (F f, B b and b's W) starts all three together

@@ -1,7 +1,9 @@
 // Semi-active timing of slots in per-device order: a slot is an op alone or
 // an overlapped pair (its F, B and W together), and each starts as soon as
 // the slot before it on its device has ended and every predecessor's result
-// has arrived (a delay when it ran on another device). The one loop behind
+// has arrived (a delay when it ran on another device; with
+// PlanGraph::serial_links, also after the results sent before it on the
+// same link, in the order the sender's slots are timed). The one loop behind
 // time_orders (plan/graph.cpp) and the order search's candidates
 // (plan/order_search.cpp).
 #pragma once
@@ -23,6 +25,7 @@ struct SlotOrder {
   // Scratch, and each slot's start once timed.
   std::vector<int32_t> waiting, queue;
   std::vector<int64_t> ready;
+  std::vector<int64_t> link_free;  // serial links: when each (from, to) link is free
 };
 
 // Times the slots of `t`. `members(s, m)` writes slot s's ops into m[3] and
@@ -44,6 +47,11 @@ int32_t time_slots(const PlanGraph& g, SlotOrder* t, Members&& members, Visit&& 
   const int32_t* next = t->next.data();
   const int64_t* length = t->length.data();
   std::vector<int32_t>& queue = t->queue;
+  int64_t* link_free = nullptr;
+  if (g.serial_links) {
+    t->link_free.assign(static_cast<size_t>(g.devices) * g.devices, 0);
+    link_free = t->link_free.data();
+  }
   int32_t m[3];
   for (int32_t s = 0; s < slots; ++s) {
     if (next[s] >= 0) ++waiting[next[s]];
@@ -74,7 +82,16 @@ int32_t time_slots(const PlanGraph& g, SlotOrder* t, Members&& members, Visit&& 
         const PlanArc& a = g.arcs[g.succ_arc[k]];
         const int32_t to = slot_of[a.to];
         if (to == s && g.inner(a)) continue;
-        ready[to] = std::max(ready[to], end + (device[to] == d ? 0 : a.delay));
+        int64_t at = end;
+        if (device[to] != d) {
+          // A device's slots are timed in its order, so its sends are too.
+          at = end + a.delay;
+          if (link_free) {
+            int64_t& link = link_free[d * g.devices + device[to]];
+            at = link = std::max(link, end) + a.delay;
+          }
+        }
+        ready[to] = std::max(ready[to], at);
         if (--waiting[to] == 0) queue.push_back(to);
       }
     }
