@@ -117,8 +117,13 @@ int main(int argc, char** argv) {
   Result<PlanGraph> g = plan_graph_of(e);
   if (!t.is_ok() || !g.is_ok()) return usage("the start schedule does not run");
   g.value().serial_links = e.serial_links;
-  Result<PlanSchedule> start = plan_schedule_of(e, g.value(), t.value());
-  if (!start.is_ok()) return usage(start.status().message());
+  Result<PlanSchedule> held = plan_schedule_of(e, g.value(), t.value());
+  if (!held.is_ok()) return usage(held.status().message());
+  // Re-timed as the walk times (a start made for other delays or links
+  // keeps its orders and pairs only).
+  Result<PlanSchedule> start =
+      time_orders(g.value(), orders_of(g.value(), held.value()), held.value().partner);
+  if (!start.is_ok()) return usage("the start schedule: " + start.status().message());
   const double unit = static_cast<double>(e.time_scale);
   std::printf("| seed | best | moves to it | restarts |\n|---|---|---|---|\n");
   PlanSchedule overall;

@@ -157,6 +157,15 @@ check "parallel-link schedule on serial links exit" 3 $?
 check "parallel-link schedule on serial links" \
   "  $repo/tests/data/pipeline/dualpipe_fb2.5_comm0.5_64.json:238:1 (byte 23949): at ops[237]: B3 stage 4 copy 0 starts at 27.5 but its input B3 stage 5 copy 0 ends at 27 and, sent after the results before it on the link from device 5 to device 4, arrives at 28" \
   "$(sed -n 2p err.txt)"
+# Schedules the order walk found on serial links (order_walk_bench --links
+# serial, README): valid there, at 61 with comm 0.25 and 64 with comm 0.5.
+for kept in 0.25:61 0.5:64; do
+  comm=${kept%%:*} makespan=${kept##*:}
+  check "serial-link schedule, comm $comm" "makespan $makespan
+check: valid" "$("$shardlab" pipeline "$examples/dualpipe_example.json" --FB 2.5 --comm "$comm" \
+    --links serial --check "$repo/tests/data/pipeline/dualpipe_fb2.5_comm${comm}_serial_$makespan.json" |
+    grep -E '^makespan|^check:' | cut -d' ' -f1-2)"
+done
 
 # ---- the table (1F1B on the 1F1B-style example) ----
 "$shardlab" pipeline "$examples/uniform_4x8.json" > table.txt
