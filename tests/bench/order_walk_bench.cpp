@@ -13,10 +13,12 @@
 //       --comm 0.5 --seeds 24-24 --moves 10000000 --out best.json   (63.5, README)
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
+#include <optional>
 #include <string>
+#include <vector>
 
+#include "core/cli/commands.h"
+#include "core/json_doc.h"
 #include "core/pipeline/pipeline.h"
 #include "core/pipeline/plan/graph.h"
 #include "core/pipeline/plan/order_search.h"
@@ -39,65 +41,63 @@ int usage(const std::string& why) {
   return 1;
 }
 
-bool read_text(const std::string& path, std::string* out) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) return false;
-  std::stringstream text;
-  text << file.rdbuf();
-  *out = text.str();
-  return true;
-}
-
-bool read_number(const char* text, double* out) {
+bool read_number(const std::string& text, double* out) {
   char* end = nullptr;
-  *out = std::strtod(text, &end);
-  return end != text && *end == '\0' && *out >= 0;
+  *out = std::strtod(text.c_str(), &end);
+  return !text.empty() && *end == '\0' && *out >= 0;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2) return usage("give a problem file");
-  const std::string path = argv[1];
+  // The CLI's grammar (core/cli/args.cpp): --key value or --key=value.
+  cli::ArgParser parser;
+  std::optional<std::string> fb, comm, mem_cap, links, seeds, moves_text, stall_text, mirror_text,
+      start_path, out;
+  parser.option("FB", &fb);
+  parser.option("comm", &comm);
+  parser.option("mem-cap", &mem_cap);
+  parser.option("links", &links);
+  parser.option("seeds", &seeds);
+  parser.option("moves", &moves_text);
+  parser.option("stall", &stall_text);
+  parser.option("mirror", &mirror_text);
+  parser.option("start", &start_path);
+  parser.option("out", &out);
+  std::vector<std::string> words;
+  const Status parsed = parser.parse(std::vector<std::string>(argv + 1, argv + argc), &words);
+  if (!parsed.is_ok()) return usage(parsed.message());
+  if (words.size() != 1) return usage("give one problem file");
+  const std::string path = words[0];
   ProblemFlags flags;
-  double seed_lo = 1, seed_hi = 1, moves = 10'000'000, stall = 400'000, mirror = 1;
-  std::string out, start_path;
-  for (int i = 2; i < argc; ++i) {
-    const std::string flag = argv[i];
-    if (i + 1 >= argc) return usage(flag + " needs a value");
-    const char* value = argv[++i];
-    double x = 0;
-    if (flag == "--out") {
-      out = value;
-    } else if (flag == "--links") {
-      flags.links = value;
-    } else if (flag == "--start") {
-      start_path = value;
-    } else if (flag == "--seeds") {
-      if (std::sscanf(value, "%lf-%lf", &seed_lo, &seed_hi) != 2 || seed_lo > seed_hi) {
-        return usage("--seeds takes A-B with A <= B, not '" + std::string(value) + "'");
-      }
-    } else if (!read_number(value, &x)) {
-      return usage(flag + " takes a number >= 0, not '" + value + "'");
-    } else if (flag == "--FB") {
-      flags.fb = x;
-    } else if (flag == "--comm") {
-      flags.comm = x;
-    } else if (flag == "--mem-cap") {
-      flags.mem_cap = x;
-    } else if (flag == "--moves") {
-      moves = x;
-    } else if (flag == "--stall") {
-      stall = x;
-    } else if (flag == "--mirror") {
-      mirror = x;
-    } else {
-      return usage("unknown option " + flag);
-    }
+  flags.links = links.value_or("");
+  double seed_lo = 1, seed_hi = 1;
+  if (seeds &&
+      (std::sscanf(seeds->c_str(), "%lf-%lf", &seed_lo, &seed_hi) != 2 || seed_lo > seed_hi)) {
+    return usage("--seeds takes A-B with A <= B, not '" + *seeds + "'");
   }
-  std::string text;
-  if (!read_text(path, &text)) return usage("cannot open " + path);
-  Result<Problem> read = read_problem_json(path, text);
+  std::optional<double> moves_given, stall_given, mirror_given;
+  struct Number {
+    const char* name;
+    const std::optional<std::string>& text;
+    std::optional<double>* value;
+  };
+  for (const Number& n :
+       {Number{"FB", fb, &flags.fb}, Number{"comm", comm, &flags.comm},
+        Number{"mem-cap", mem_cap, &flags.mem_cap}, Number{"moves", moves_text, &moves_given},
+        Number{"stall", stall_text, &stall_given}, Number{"mirror", mirror_text, &mirror_given}}) {
+    if (!n.text) continue;
+    double x = 0;
+    if (!read_number(*n.text, &x)) {
+      return usage(std::string("--") + n.name + " takes a number >= 0, not '" + *n.text + "'");
+    }
+    *n.value = x;
+  }
+  const double moves = moves_given.value_or(10'000'000), stall = stall_given.value_or(400'000);
+  const bool mirror = mirror_given.value_or(1) != 0;
+  Result<std::string> text = cli::read_file(path, json::kMaxDocumentBytes, "a pipeline problem");
+  if (!text.is_ok()) return usage(text.status().message());
+  Result<Problem> read = read_problem_json(path, text.value());
   if (!read.is_ok()) return usage(read.status().message());
   Problem problem = read.value();
   const Status applied = apply_flags(flags, path, &problem);
@@ -106,10 +106,11 @@ int main(int argc, char** argv) {
   if (!dualpipe.is_ok()) return usage("DualPipe: " + dualpipe.status().message());
   Expansion e = dualpipe.value().expansion;
   Result<Timeline> t = simulate(e, dualpipe.value().order);
-  if (!start_path.empty()) {
-    std::string start_text;
-    if (!read_text(start_path, &start_text)) return usage("cannot open " + start_path);
-    Result<ScheduleResult> s = read_schedule_json(problem, start_path, start_text);
+  if (start_path) {
+    Result<std::string> start_text =
+        cli::read_file(*start_path, json::kMaxDocumentBytes, "a schedule JSON");
+    if (!start_text.is_ok()) return usage(start_text.status().message());
+    Result<ScheduleResult> s = read_schedule_json(problem, *start_path, start_text.value());
     if (!s.is_ok()) return usage(s.status().message());
     e = s.value().expansion;
     t = s.value().timeline;
@@ -130,8 +131,8 @@ int main(int argc, char** argv) {
   const int64_t chunk = 50'000;
   for (auto seed = static_cast<int64_t>(seed_lo); seed <= static_cast<int64_t>(seed_hi); ++seed) {
     OrderSearch search(g.value());
-    search.reset(start.value(), mirror != 0);
-    if (mirror != 0 && !search.mirrored())
+    search.reset(start.value(), mirror);
+    if (mirror && !search.mirrored())
       return usage("the problem has no mirror image (DualPipe's placement)");
     Rng rng(static_cast<uint64_t>(seed));
     PlanSchedule best = start.value();
@@ -140,8 +141,7 @@ int main(int argc, char** argv) {
       PlanSchedule found;
       if (search.run(chunk, best.makespan, &rng, &found)) best = found, at = done + chunk;
       done += chunk;
-      if (search.stalled() > static_cast<int64_t>(stall))
-        search.reset(best, mirror != 0), ++restarts;
+      if (search.stalled() > static_cast<int64_t>(stall)) search.reset(best, mirror), ++restarts;
     }
     std::printf("| %lld | %g | %lld | %lld |\n", static_cast<long long>(seed),
                 static_cast<double>(best.makespan) / unit, static_cast<long long>(at),
@@ -149,10 +149,11 @@ int main(int argc, char** argv) {
     std::fflush(stdout);
     if (overall.empty() || best.makespan < overall.makespan) overall = best;
   }
-  if (!out.empty()) {
-    const char* name = mirror != 0 ? "planned (mirrored order search)" : "planned (order search)";
+  if (out) {
+    const char* name = mirror ? "planned (mirrored order search)" : "planned (order search)";
     ScheduleResult s = evaluate_timeline(problem, e, timeline_of(e, g.value(), overall), name);
-    std::ofstream(out) << schedule_json(s, 1) << "\n";
+    const Status written = cli::write_file(*out, schedule_json(s, 1) + "\n", "schedule");
+    if (!written.is_ok()) return usage(written.message());
     if (!s.check.valid)
       return usage("the best schedule fails the checker: " + s.check.violations[0]);
   }
