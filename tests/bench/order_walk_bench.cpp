@@ -2,7 +2,10 @@
 // as a walk: from DualPipe's schedule, mirror-symmetric moves only, started
 // again from its own best whenever `--stall` moves pass without a gain.
 // `--start FILE` starts from a schedule JSON instead (its device orders and
-// pairs, re-timed on the problem), e.g. a schedule found at another comm;
+// pairs, re-timed on the problem), e.g. a schedule found at another comm or
+// under a higher cap (a start above the cap is walked back under it by the
+// search's penalty on memory; the table says "none within the caps" for a
+// seed that never gets there);
 // `--mirror 0` lets the walk leave mirror-symmetric orders; with `--links
 // serial` it times its candidates on serial links (PlanGraph::serial_links).
 // Moves are counted, not timed, so a seed gives the same schedule on every
@@ -11,6 +14,7 @@
 //
 //   order_walk_bench examples/pipeline/dualpipe_example.json --FB 2.5
 //       --comm 0.5 --seeds 24-24 --moves 10000000 --out best.json   (63.5, README)
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
@@ -19,6 +23,7 @@
 
 #include "core/cli/commands.h"
 #include "core/json_doc.h"
+#include "core/pipeline/numbers.h"
 #include "core/pipeline/pipeline.h"
 #include "core/pipeline/plan/graph.h"
 #include "core/pipeline/plan/order_search.h"
@@ -30,14 +35,14 @@ using namespace shardlab::pipeline;
 
 namespace {
 
+constexpr const char* kUsage =
+    "usage: order_walk_bench PROBLEM.json [--FB X] [--comm C] [--mem-cap K]\n"
+    "       [--links parallel|serial]\n"
+    "       [--seeds A-B] [--moves N] [--stall N] [--start FILE] [--mirror 0|1]\n"
+    "       [--out FILE]\n";
+
 int usage(const std::string& why) {
-  std::fprintf(stderr,
-               "order_walk_bench: %s\n"
-               "usage: order_walk_bench PROBLEM.json [--FB X] [--comm C] [--mem-cap K]\n"
-               "       [--links parallel|serial]\n"
-               "       [--seeds A-B] [--moves N] [--stall N] [--start FILE] [--mirror 0|1]\n"
-               "       [--out FILE]\n",
-               why.c_str());
+  std::fprintf(stderr, "order_walk_bench: %s\n%s", why.c_str(), kUsage);
   return 1;
 }
 
@@ -64,9 +69,15 @@ int main(int argc, char** argv) {
   parser.option("mirror", &mirror_text);
   parser.option("start", &start_path);
   parser.option("out", &out);
+  bool help = false;
+  parser.flag("help", &help);
   std::vector<std::string> words;
   const Status parsed = parser.parse(std::vector<std::string>(argv + 1, argv + argc), &words);
   if (!parsed.is_ok()) return usage(parsed.message());
+  if (help) {
+    std::fputs(kUsage, stdout);
+    return 0;
+  }
   if (words.size() != 1) return usage("give one problem file");
   const std::string path = words[0];
   ProblemFlags flags;
@@ -110,21 +121,30 @@ int main(int argc, char** argv) {
     Result<std::string> start_text =
         cli::read_file(*start_path, json::kMaxDocumentBytes, "a schedule JSON");
     if (!start_text.is_ok()) return usage(start_text.status().message());
-    Result<ScheduleResult> s = read_schedule_json(problem, *start_path, start_text.value());
+    // Read without the caps: a start above them is walked back under
+    // (the order search's penalty on memory).
+    Problem uncapped = problem;
+    uncapped.mem_cap.clear();
+    Result<ScheduleResult> s = read_schedule_json(uncapped, *start_path, start_text.value());
     if (!s.is_ok()) return usage(s.status().message());
+    const std::vector<int64_t> caps = e.mem_cap;
     e = s.value().expansion;
+    e.mem_cap = caps;
     t = s.value().timeline;
   }
   Result<PlanGraph> g = plan_graph_of(e);
   if (!t.is_ok() || !g.is_ok()) return usage("the start schedule does not run");
   g.value().serial_links = e.serial_links;
-  Result<PlanSchedule> held = plan_schedule_of(e, g.value(), t.value());
+  // The start is taken and re-timed without the caps (a start made for
+  // other delays or links keeps its orders and pairs only).
+  PlanGraph free_graph = g.value();
+  std::fill(free_graph.mem_cap.begin(), free_graph.mem_cap.end(), kNoCap);
+  Result<PlanSchedule> held = plan_schedule_of(e, free_graph, t.value());
   if (!held.is_ok()) return usage(held.status().message());
-  // Re-timed as the walk times (a start made for other delays or links
-  // keeps its orders and pairs only).
   Result<PlanSchedule> start =
-      time_orders(g.value(), orders_of(g.value(), held.value()), held.value().partner);
+      time_orders(free_graph, orders_of(g.value(), held.value()), held.value().partner);
   if (!start.is_ok()) return usage("the start schedule: " + start.status().message());
+  const bool start_fits = check_plan(g.value(), start.value()).empty();
   const double unit = static_cast<double>(e.time_scale);
   std::printf("| seed | best | moves to it | restarts |\n|---|---|---|---|\n");
   PlanSchedule overall;
@@ -136,19 +156,24 @@ int main(int argc, char** argv) {
       return usage("the problem has no mirror image (DualPipe's placement)");
     Rng rng(static_cast<uint64_t>(seed));
     PlanSchedule best = start.value();
+    int64_t upper = start_fits ? best.makespan : kNoCap;
     int64_t done = 0, at = 0, restarts = 0;
     while (done < static_cast<int64_t>(moves)) {
       PlanSchedule found;
-      if (search.run(chunk, best.makespan, &rng, &found)) best = found, at = done + chunk;
+      if (search.run(chunk, upper, &rng, &found)) {
+        best = found, at = done + chunk, upper = found.makespan;
+      }
       done += chunk;
       if (search.stalled() > static_cast<int64_t>(stall)) search.reset(best, mirror), ++restarts;
     }
-    std::printf("| %lld | %g | %lld | %lld |\n", static_cast<long long>(seed),
-                static_cast<double>(best.makespan) / unit, static_cast<long long>(at),
-                static_cast<long long>(restarts));
+    const std::string shown =
+        upper == kNoCap ? "none within the caps" : number_text(static_cast<double>(upper) / unit);
+    std::printf("| %lld | %s | %lld | %lld |\n", static_cast<long long>(seed), shown.c_str(),
+                static_cast<long long>(at), static_cast<long long>(restarts));
     std::fflush(stdout);
-    if (overall.empty() || best.makespan < overall.makespan) overall = best;
+    if (upper != kNoCap && (overall.empty() || best.makespan < overall.makespan)) overall = best;
   }
+  if (out && overall.empty()) return usage("no schedule within the caps to write");
   if (out) {
     const char* name = mirror ? "planned (mirrored order search)" : "planned (order search)";
     ScheduleResult s = evaluate_timeline(problem, e, timeline_of(e, g.value(), overall), name);
