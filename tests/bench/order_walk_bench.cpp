@@ -121,15 +121,9 @@ int main(int argc, char** argv) {
     Result<std::string> start_text =
         cli::read_file(*start_path, json::kMaxDocumentBytes, "a schedule JSON");
     if (!start_text.is_ok()) return usage(start_text.status().message());
-    // Read without the caps: a start above them is walked back under
-    // (the order search's penalty on memory).
-    Problem uncapped = problem;
-    uncapped.mem_cap.clear();
-    Result<ScheduleResult> s = read_schedule_json(uncapped, *start_path, start_text.value());
+    Result<ScheduleResult> s = read_schedule_json(problem, *start_path, start_text.value());
     if (!s.is_ok()) return usage(s.status().message());
-    const std::vector<int64_t> caps = e.mem_cap;
     e = s.value().expansion;
-    e.mem_cap = caps;
     t = s.value().timeline;
   }
   Result<PlanGraph> g = plan_graph_of(e);
