@@ -38,12 +38,16 @@ search stops at --nodes before finishing (that row has no bound).
 
 import argparse
 import json
-import math
 import os
 import subprocess
 import sys
 import tempfile
 from fractions import Fraction
+
+sys.dont_write_bytecode = True  # it imports its neighbours; no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pipeline_bench import random_dag
+from pipeline_flow_bound import grid_of
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 NAME = 'pipeline_prefix_bound'
@@ -69,17 +73,6 @@ def normalized(cli, path):
         fail(2, f'{path}: an operator graph ("operators" and "edges") was expected; '
                 'this problem has stages')
     return problem
-
-
-def grid_of(values):
-    """The gcd of non-negative rationals (the time grid)."""
-    g = Fraction(0)
-    for v in values:
-        if v:
-            g = v if not g else Fraction(math.gcd(g.numerator * v.denominator,
-                                                  v.numerator * g.denominator),
-                                         g.denominator * v.denominator)
-    return g or Fraction(1)
 
 
 class Graph:
@@ -240,9 +233,6 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         path = a.problem
         if a.random_dag:
-            sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-            sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-            from pipeline_bench import random_dag
             try:
                 seed, ops, devices = (int(x) for x in a.random_dag.split(','))
             except ValueError:
