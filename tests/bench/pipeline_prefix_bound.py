@@ -157,7 +157,8 @@ def preemptive_work(releases, t):
 
 def most_work(g, t, node_limit):
     """max over placements of the relaxation's work by t (grid units), the
-    placements searched, and whether the search finished."""
+    blocks before t, the operators placed, the placements searched, and
+    whether the search finished."""
     free = [None] * len(g.names)
     zero = g.heads(free, g.topo)
     live = [v for v in g.topo if zero[v][0] < t]
@@ -200,14 +201,18 @@ def most_work(g, t, node_limit):
     return best[0], len(live), len(order), nodes[0], nodes[0] < node_limit
 
 
-def schedule_work(path, t_real):
+def schedule_spans(path):
+    """(start, end) of each op of a schedule JSON, read once."""
     try:
         with open(path) as f:
-            ops = json.load(f)['ops']
-    except (OSError, ValueError, KeyError) as e:
+            return [(Fraction(str(o['start'])), Fraction(str(o['end'])))
+                    for o in json.load(f)['ops']]
+    except (OSError, ValueError, KeyError, TypeError) as e:
         fail(2, f'{path}: a schedule JSON with "ops" was expected ({e})')
-    return sum(max(Fraction(0), min(Fraction(str(o['end'])), t_real) - Fraction(str(o['start'])))
-               for o in ops)
+
+
+def work_by(spans, t):
+    return sum(max(Fraction(0), min(end, t) - start) for start, end in spans)
 
 
 def fmt(x):
@@ -225,7 +230,7 @@ def main():
     ap.add_argument('--cli', default=os.path.join(ROOT, 'build/native/shardlab'))
     a = ap.parse_args()
     if (a.problem is None) == (a.random_dag is None):
-        ap.error('give a problem file or --random-dag, not both')
+        ap.error('give either a problem file or --random-dag')
     try:
         times = [Fraction(x) for x in a.at.split(',')]
     except (ValueError, ZeroDivisionError):
@@ -249,7 +254,8 @@ def main():
           f'{fmt(g.total * g.grid)} units of work, time grid {fmt(g.grid)}\n')
     head = ['t', 'blocks before t', 'operators placed', 'placements searched',
             'most work by t', 'bound']
-    if a.schedule:
+    spans = schedule_spans(a.schedule) if a.schedule else None
+    if spans is not None:
         head.insert(5, "the schedule's work by t")
     print('| ' + ' | '.join(head) + ' |')
     print('|' + '---|' * len(head))
@@ -262,8 +268,8 @@ def main():
         row = [fmt(t), str(blocks), str(placed), f'{nodes:,}',
                fmt(w * g.grid) if done else 'not finished',
                fmt(bound * g.grid) if done else '-']
-        if a.schedule:
-            sw = schedule_work(a.schedule, t)
+        if spans is not None:
+            sw = work_by(spans, t)
             row.insert(5, fmt(sw))
             if sw > w * g.grid and done:
                 print('| ' + ' | '.join(row) + ' |')

@@ -15,6 +15,10 @@ run() {  # run ARGS...: the script's output, then its exit status
   python3 "$prefix" --cli "$shardlab" "$@" 2>&1
   echo "rc=$?"
 }
+result_of() {  # result_of PLAN.json: its makespan and whether it is proven optimal
+  python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(d["makespan"], d["optimal"])' \
+    "$1"
+}
 bound_of() {  # bound_of OUTPUT: the number on its "bound:" line
   sed -n 's/^bound: \([0-9.]*\) .*/\1/p' <<< "$1"
 }
@@ -35,9 +39,7 @@ check "two operators: by t = 6" "| 6 | 3 | 2 | 7 | 7 | 11 |" "$(grep '^| 6 ' <<<
 check "two operators: the bound" "bound: 11 (from t = 6)" "$(grep '^bound' <<< "$out")"
 check "two operators: exit status" "rc=0" "$(tail -n 1 <<< "$out")"
 "$shardlab" pipeline two.json --plan --json > two_plan.json 2> /dev/null
-check "two operators: the planner's proven optimum" "14 True" "$(python3 -c \
-  'import json, sys; d = json.load(open(sys.argv[1])); print(d["makespan"], d["optimal"])' \
-  two_plan.json)"
+check "two operators: the planner's proven optimum" "14 True" "$(result_of two_plan.json)"
 
 # The DAG section's small random DAGs (seeds 2000 to 2003: 18 to 36 ops on
 # 2 or 3 devices; the planner proves them within its work).
@@ -48,9 +50,7 @@ from pipeline_bench import random_dag
 s, o, d = (int(x) for x in '$case'.split(','))
 json.dump(random_dag(s, o, d), open('dag_$seed.json', 'w'))"
   "$shardlab" pipeline "dag_$seed.json" --plan --work 2000000 --json > "plan_$seed.json" 2> /dev/null
-  read -r best proven <<< "$(python3 -c \
-    'import json, sys; d = json.load(open(sys.argv[1])); print(d["makespan"], d["optimal"])' \
-    "plan_$seed.json")"
+  read -r best proven <<< "$(result_of "plan_$seed.json")"
   check "DAG $seed: the planner proves its schedule optimal" "True" "$proven"
   out=$(run "dag_$seed.json" --at 2,4,6,8,12 --schedule "plan_$seed.json")
   check "DAG $seed: the relaxation is above the schedule's work" "rc=0" "$(tail -n 1 <<< "$out")"
