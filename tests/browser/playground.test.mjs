@@ -211,8 +211,9 @@ test('a small local file travels inside the link', async () => {
   await fresh.context().close();
 });
 
-test('a malformed file shows the exact error and the page stays usable', async () => {
+test('a malformed file shows the exact error and the page stays usable', async (t) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'shardlab-bad-'));
+  t.after(() => fs.rmSync(dir, {recursive: true, force: true}));
   const good = fs.readFileSync(EXAMPLE, 'utf8');
   const bad = path.join(dir, 'broken.json');
   fs.writeFileSync(bad, good.replace('[95]', '[95, 96]'));

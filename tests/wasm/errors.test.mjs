@@ -8,13 +8,14 @@ import {spawnSync} from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import {test} from 'node:test';
+import {after, test} from 'node:test';
 
 import {bytesStream, createModule, loadInstance, NATIVE, native, SOURCE, unwrap} from './module.mjs';
 
 const M = await createModule();
 const EXAMPLE = path.join(SOURCE, 'examples/example.json');
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'shardlab-errors-'));
+after(() => fs.rmSync(tmp, {recursive: true, force: true}));
 const failed = (code, message) => ({ok: false, error: {code, message}});
 
 function stderrOf(args) {

@@ -154,9 +154,11 @@ test('quickPlan gives a feasible plan, or none when no plan fits the limit', asy
 });
 
 // Bad inputs: the corpus in tests/bad_inputs (when present) plus a few made
-// here; every message must equal the native reader's, byte for byte.
-function badFiles() {
+// here (in a folder removed after test t); every message must equal the
+// native reader's, byte for byte.
+function badFiles(t) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'shardlab-bad-'));
+  t.after(() => fs.rmSync(dir, {recursive: true, force: true}));
   const good = fs.readFileSync(EXAMPLE, 'utf8');
   const made = {
     'truncated.json': good.slice(0, 200),
@@ -183,8 +185,8 @@ function badFiles() {
   return files;
 }
 
-test('a bad file gives the same message as natively', async () => {
-  const files = badFiles();
+test('a bad file gives the same message as natively', async (t) => {
+  const files = badFiles(t);
   assert.ok(files.length >= 7);
   for (const file of files) {
     const want = native('error', file).message;

@@ -9,7 +9,7 @@ import {spawnSync} from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import {test} from 'node:test';
+import {after, test} from 'node:test';
 
 import {createModule, NATIVE, SOURCE, unwrap} from './module.mjs';
 
@@ -19,6 +19,7 @@ const failed = (code, message) => ({ok: false, error: {code, message}});
 const EXAMPLES = path.join(SOURCE, 'examples/pipeline');
 const CORPUS = path.join(SOURCE, 'tests/cli/pipeline_bad_inputs');
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'pipeline-wasm-'));
+after(() => fs.rmSync(tmp, {recursive: true, force: true}));
 
 // Runs the native CLI; returns {code, stdout, stderr}.
 function cli(...args) {

@@ -9,13 +9,14 @@ import {spawnSync} from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import {test} from 'node:test';
+import {after, test} from 'node:test';
 
 import {createModule, NATIVE, SOURCE, unwrap} from './module.mjs';
 
 const M = await createModule();
 const EXAMPLES = path.join(SOURCE, 'examples/pipeline');
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'pipeline-planner-'));
+after(() => fs.rmSync(tmp, {recursive: true, force: true}));
 
 function problemFile(name, problem) {
   const file = path.join(tmp, name);
