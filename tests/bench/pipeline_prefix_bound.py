@@ -15,6 +15,12 @@ placement), so the bound holds for every placement:
   two operators sit on different devices (the k-th to start of this kind
   needs k distinct micro-batches of the predecessor). An edge with a device
   not yet chosen pays no delay.
+- Ancestors sharing a device: the k-th of a block's micro-batches to start
+  needs k+1 micro-batches of each of its ancestors done, and those of the
+  ancestors placed on one device run there one after another, each from
+  its own head; so it starts no earlier than that device can finish them
+  (with the block's own k earlier ones when it sits there too). This is
+  the contention on a device that holds back another device's work.
 - Each device then runs its placed work preemptively from those heads (the
   most it can finish by t); work not yet placed counts in full, capped by
   what any one device could add.
@@ -122,6 +128,10 @@ class Graph:
                 if indegree[w] == 0:
                     self.topo.append(w)
         self.total = self.m * sum(self.p.values())
+        self.ancestors = {}
+        for v in self.topo:
+            self.ancestors[v] = set().union(*([u] + list(self.ancestors[u])
+                                              for u, _ in self.into[v]))
 
     def heads(self, place, blocks):
         """Start of the k-th of each block's micro-batches, k = 0..m-1."""
@@ -134,10 +144,34 @@ class Graph:
                 ru, pu = r[u], self.p[u]
                 for k in range(self.m):
                     row[k] = max(row[k], ru[k] + pu + delay)
-            for k in range(1, self.m):
-                row[k] = max(row[k], row[k - 1] + self.p[v])
+            self.in_order(v, row)
+            self.after_ancestors(v, place, r, row)
             r[v] = row
         return r
+
+    def in_order(self, v, row):
+        for k in range(1, self.m):
+            row[k] = max(row[k], row[k - 1] + self.p[v])
+
+    def after_ancestors(self, v, place, r, row):
+        """Raises v's heads to when each device can finish the micro-batches
+        of v's ancestors on it that v's k-th needs ("Ancestors sharing a
+        device" above)."""
+        on = {}
+        for a in self.ancestors[v]:
+            if place[a[0]] is not None:
+                on.setdefault(place[a[0]], []).append(a)
+        for d, blocks in on.items():
+            own = place[v[0]] == d
+            for k in range(self.m):
+                pieces = [(r[a][i], self.p[a]) for a in blocks for i in range(k + 1)]
+                if own:
+                    pieces += [(row[i], self.p[v]) for i in range(k)]
+                end = 0
+                for start, q in sorted(pieces):
+                    end = max(end, start) + q
+                row[k] = max(row[k], end)
+        self.in_order(v, row)
 
 
 def preemptive_work(releases, t):

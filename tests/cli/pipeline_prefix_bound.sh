@@ -41,6 +41,29 @@ check "two operators: exit status" "rc=0" "$(tail -n 1 <<< "$out")"
 "$shardlab" pipeline two.json --plan --json > two_plan.json 2> /dev/null
 check "two operators: the planner's proven optimum" "14 True" "$(result_of two_plan.json)"
 
+# a and b on device 0 feed c on device 1 (delays 1), two micro-batches.
+# Device 0 runs a's and b's F one after another, so c's first F cannot
+# start before 4 and its second before 8, where the heads alone give 3 and
+# 5; c's first B then waits until 6, and a's first B until 9 (c's B at 6,
+# its time 2 and the delay 1). By t = 10 device 0 finishes its 8 units of F
+# and 1 of B, and device 1 c's 6 units from 4 on: 15, where the heads alone
+# allow 17. So the bound is 10 + (24 - 15) / 2, rounded up, 15 (14
+# without the rule), under the planner's proven 18.
+cat > three.json << 'EOF'
+{"format": "shardlab-pipeline-problem", "version": 1, "devices": 2, "microbatches": 2,
+ "operators": [{"name": "a", "F": 2, "B": 2, "W": 0, "devices": [0]},
+               {"name": "b", "F": 2, "B": 2, "W": 0, "devices": [0]},
+               {"name": "c", "F": 2, "B": 2, "W": 0, "devices": [1]}],
+ "edges": [{"from": "a", "to": "c", "comm": 1}, {"from": "b", "to": "c", "comm": 1}]}
+EOF
+out=$(run three.json --at 8,10)
+check "ancestors sharing a device: by t = 8" "| 8 | 6 | 3 | 4 | 12 | 14 |" "$(grep '^| 8 ' <<< "$out")"
+check "ancestors sharing a device: by t = 10" "| 10 | 6 | 3 | 4 | 15 | 15 |" \
+  "$(grep '^| 10 ' <<< "$out")"
+"$shardlab" pipeline three.json --plan --json > three_plan.json 2> /dev/null
+check "ancestors sharing a device: the planner's proven optimum" "18 True" \
+  "$(result_of three_plan.json)"
+
 # The DAG section's small random DAGs (seeds 2000 to 2003: 18 to 36 ops on
 # 2 or 3 devices; the planner proves them within its work).
 for case in 2000,12,2 2001,18,3 2002,24,2 2003,30,3; do
