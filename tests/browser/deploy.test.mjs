@@ -5,20 +5,18 @@
 // absolute URL for a worker, the module, HiGHS or an example would).
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import {after, before, test} from 'node:test';
 
-import {launch, openPage, serveSite, SITE, text, waitStatus} from './harness.mjs';
+import {launch, openPage, scratchDir, serveSite, SITE, text, waitStatus} from './harness.mjs';
 
 const served = {
   url: '',
   server: null,
   browser: null,
-  dir: ''
+  dir: scratchDir('shardlab-subpath-')
 };
 before(async () => {
-  served.dir = fs.mkdtempSync(path.join(os.tmpdir(), 'shardlab-subpath-'));
   fs.symlinkSync(path.resolve(SITE), path.join(served.dir, 'shardlab'), 'dir');
   // A decoy page at the root: the site only works if it finds everything
   // under /shardlab/.
@@ -29,7 +27,6 @@ before(async () => {
 after(async () => {
   if (served.browser) await served.browser.close();
   if (served.server) served.server.close();
-  if (served.dir) fs.rmSync(served.dir, {recursive: true, force: true});
 });
 
 test('every tab loads and solves from /shardlab/, and nothing is fetched outside it', async () => {

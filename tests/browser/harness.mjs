@@ -10,6 +10,8 @@ import path from 'node:path';
 import {after, before} from 'node:test';
 import {pathToFileURL} from 'node:url';
 
+export {scratchDir} from '../wasm/scratch.mjs';
+
 export const SOURCE = process.env.SHARDLAB_SOURCE_DIR || path.resolve('.');
 export const SITE = process.env.SHARDLAB_SITE || path.join(SOURCE, 'build/wasm/site');
 export const SHARED = process.env.SHARDLAB_SHARED_DIR || path.resolve(SOURCE, '../shared');

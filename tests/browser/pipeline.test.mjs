@@ -8,12 +8,11 @@
 import assert from 'node:assert/strict';
 import {execFileSync, spawnSync} from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import {after, test} from 'node:test';
+import {test} from 'node:test';
 import {pathToFileURL} from 'node:url';
 
-import {drawn, openPage, SOURCE, text, useSite, waitStatus} from './harness.mjs';
+import {drawn, openPage, scratchDir, SOURCE, text, useSite, waitStatus} from './harness.mjs';
 
 const NATIVE = process.env.SHARDLAB_PARITY_NATIVE || path.join(SOURCE, 'build/wasm/parity_native');
 const {num, percent} =
@@ -21,12 +20,9 @@ const {num, percent} =
 const LAB = 'pipeline';
 const SETTLED = ['ready', 'error'];
 const RUN_ENDED = ['done', 'stopped', 'error'];
-const TMP = fs.mkdtempSync(path.join(os.tmpdir(), 'shardlab-pipeline-'));
+const TMP = scratchDir('shardlab-pipeline-');
 
 const site = useSite();
-after(() => {
-  fs.rmSync(TMP, {recursive: true, force: true});
-});
 
 // The native CLI: `shardlab pipeline ARGS` (JSON output parsed with --json).
 function cli(args, cwd = TMP) {

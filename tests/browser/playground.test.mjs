@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import {test} from 'node:test';
 
-import {drawn, openPage, SHARED, SOURCE, status, text, useSite, waitSaved, waitStatus} from './harness.mjs';
+import {drawn, openPage, scratchDir, SHARED, SOURCE, status, text, useSite, waitSaved, waitStatus} from './harness.mjs';
 
 const NATIVE = process.env.SHARDLAB_PARITY_NATIVE || path.join(SOURCE, 'build/wasm/parity_native');
 const EXAMPLE = path.join(SOURCE, 'examples/example.json');
@@ -212,8 +212,7 @@ test('a small local file travels inside the link', async () => {
 });
 
 test('a malformed file shows the exact error and the page stays usable', async (t) => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'shardlab-bad-'));
-  t.after(() => fs.rmSync(dir, {recursive: true, force: true}));
+  const dir = scratchDir('shardlab-bad-', t);
   const good = fs.readFileSync(EXAMPLE, 'utf8');
   const bad = path.join(dir, 'broken.json');
   fs.writeFileSync(bad, good.replace('[95]', '[95, 96]'));

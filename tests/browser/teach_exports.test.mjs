@@ -8,19 +8,17 @@
 import assert from 'node:assert/strict';
 import {execFileSync} from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import {after, test} from 'node:test';
+import {test} from 'node:test';
 
-import {openPage, SOURCE, text, useSite, waitStatus} from './harness.mjs';
+import {openPage, scratchDir, SOURCE, text, useSite, waitStatus} from './harness.mjs';
 
 const NATIVE = process.env.SHARDLAB_PARITY_NATIVE || path.join(SOURCE, 'build/wasm/parity_native');
 const CHECKER = path.join(SOURCE, 'tests/cli/jax_check.py');
-const TMP = fs.mkdtempSync(path.join(os.tmpdir(), 'shardlab-teach-exports-'));
+const TMP = scratchDir('shardlab-teach-exports-');
 const MLP = path.join(SOURCE, 'examples/teach/mlp.json');
 
 const site = useSite();
-after(() => fs.rmSync(TMP, {recursive: true, force: true}));
 
 // The native CLI's script for the MLP with these --force flags.
 function nativeScript(forces = []) {

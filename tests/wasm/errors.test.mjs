@@ -6,16 +6,14 @@
 import assert from 'node:assert/strict';
 import {spawnSync} from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import {after, test} from 'node:test';
+import {test} from 'node:test';
 
-import {bytesStream, createModule, loadInstance, NATIVE, native, SOURCE, unwrap} from './module.mjs';
+import {bytesStream, createModule, loadInstance, NATIVE, native, scratchDir, SOURCE, unwrap} from './module.mjs';
 
 const M = await createModule();
 const EXAMPLE = path.join(SOURCE, 'examples/example.json');
-const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'shardlab-errors-'));
-after(() => fs.rmSync(tmp, {recursive: true, force: true}));
+const tmp = scratchDir('shardlab-errors-');
 const failed = (code, message) => ({ok: false, error: {code, message}});
 
 function stderrOf(args) {

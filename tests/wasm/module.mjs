@@ -8,6 +8,8 @@ import path from 'node:path';
 import {Readable} from 'node:stream';
 import {pathToFileURL} from 'node:url';
 
+export {scratchDir} from './scratch.mjs';
+
 export const SITE = path.resolve(process.env.SHARDLAB_SITE || 'build/wasm/site');
 export const SOURCE = process.env.SHARDLAB_SOURCE_DIR || path.resolve('.');
 export const SHARED = process.env.SHARDLAB_SHARED_DIR || path.resolve(SOURCE, '../shared');

@@ -3,12 +3,11 @@
 // bad files give the same message, and the views' helpers agree with the core.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import {test} from 'node:test';
 import zlib from 'node:zlib';
 
-import {bytesStream, createModule, describeModel, exportModel, fileStream, importModel, LoadError, loadInstance, native, runEngine, SOURCE, unwrap} from './module.mjs';
+import {bytesStream, createModule, describeModel, exportModel, fileStream, importModel, LoadError, loadInstance, native, runEngine, scratchDir, SOURCE, unwrap} from './module.mjs';
 
 const M = await createModule();
 const EXAMPLE = path.join(SOURCE, 'examples/example.json');
@@ -157,8 +156,7 @@ test('quickPlan gives a feasible plan, or none when no plan fits the limit', asy
 // here (in a folder removed after test t); every message must equal the
 // native reader's, byte for byte.
 function badFiles(t) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'shardlab-bad-'));
-  t.after(() => fs.rmSync(dir, {recursive: true, force: true}));
+  const dir = scratchDir('shardlab-bad-', t);
   const good = fs.readFileSync(EXAMPLE, 'utf8');
   const made = {
     'truncated.json': good.slice(0, 200),

@@ -7,19 +7,17 @@
 import assert from 'node:assert/strict';
 import {spawnSync} from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import {after, test} from 'node:test';
+import {test} from 'node:test';
 
-import {createModule, NATIVE, SOURCE, unwrap} from './module.mjs';
+import {createModule, NATIVE, scratchDir, SOURCE, unwrap} from './module.mjs';
 
 const M = await createModule();
 const session = (text, source = 'problem') => unwrap(M.PipelineSession.open(text, source));
 const failed = (code, message) => ({ok: false, error: {code, message}});
 const EXAMPLES = path.join(SOURCE, 'examples/pipeline');
 const CORPUS = path.join(SOURCE, 'tests/cli/pipeline_bad_inputs');
-const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'pipeline-wasm-'));
-after(() => fs.rmSync(tmp, {recursive: true, force: true}));
+const tmp = scratchDir('pipeline-wasm-');
 
 // Runs the native CLI; returns {code, stdout, stderr}.
 function cli(...args) {

@@ -8,11 +8,10 @@ import assert from 'node:assert/strict';
 import {execFileSync} from 'node:child_process';
 import fs from 'node:fs';
 import {createRequire} from 'node:module';
-import os from 'node:os';
 import path from 'node:path';
 import {test} from 'node:test';
 
-import {createModule, SOURCE, unwrap} from './module.mjs';
+import {createModule, scratchDir, SOURCE, unwrap} from './module.mjs';
 
 const M = await createModule();
 const require = createRequire(import.meta.url);
@@ -77,21 +76,20 @@ function planToEnd(problem, options = {}) {
   return run;
 }
 
-function cbcObjective(lp) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pipeline-mip-'));
+function cbcObjective(t, lp) {
+  const dir = scratchDir('pipeline-mip-', t);
   const file = path.join(dir, 'model.lp');
   const out = path.join(dir, 'solution.txt');
   fs.writeFileSync(file, lp);
   execFileSync(CBC, [file, 'sec', '60', 'solve', 'solu', out], {encoding: 'utf8'});
   const first = fs.readFileSync(out, 'utf8').split('\n')[0];
-  fs.rmSync(dir, {recursive: true});
   const match = /^Optimal - objective value\s+(\S+)/.exec(first);
   assert.ok(match, `CBC did not prove optimality: ${first}`);
   return Number(match[1]);
 }
 
 for (const [name, problem] of Object.entries(PROBLEMS)) {
-  test(`pipeline mip: HiGHS and CBC agree with the planner (${name})`, () => {
+  test(`pipeline mip: HiGHS and CBC agree with the planner (${name})`, (t) => {
     const run = planToEnd(problem);
     assert.ok(run.finished, 'the planner proves its optimum');
     assert.equal(run.bound, run.makespan);
@@ -109,7 +107,7 @@ for (const [name, problem] of Object.entries(PROBLEMS)) {
     assert.equal(back.name, 'mip');
     assert.ok(back.makespan <= solved.ObjectiveValue + 1e-9);
 
-    assert.ok(Math.abs(cbcObjective(lp) - run.makespan) < 1e-6, 'CBC agrees');
+    assert.ok(Math.abs(cbcObjective(t, lp) - run.makespan) < 1e-6, 'CBC agrees');
 
     const start = unwrap(s.mipStart('{}', run.best));
     assert.equal(start.columns.Cmax, run.makespan);

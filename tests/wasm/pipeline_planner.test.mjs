@@ -7,16 +7,14 @@
 import assert from 'node:assert/strict';
 import {spawnSync} from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import {after, test} from 'node:test';
+import {test} from 'node:test';
 
-import {createModule, NATIVE, SOURCE, unwrap} from './module.mjs';
+import {createModule, NATIVE, scratchDir, SOURCE, unwrap} from './module.mjs';
 
 const M = await createModule();
 const EXAMPLES = path.join(SOURCE, 'examples/pipeline');
-const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'pipeline-planner-'));
-after(() => fs.rmSync(tmp, {recursive: true, force: true}));
+const tmp = scratchDir('pipeline-planner-');
 
 function problemFile(name, problem) {
   const file = path.join(tmp, name);

@@ -6,11 +6,10 @@
 import assert from 'node:assert/strict';
 import {spawnSync} from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import {test} from 'node:test';
 
-import {bytesStream, createModule, loadInstance, NATIVE, native, SOURCE, unwrap} from './module.mjs';
+import {bytesStream, createModule, loadInstance, NATIVE, native, scratchDir, SOURCE, unwrap} from './module.mjs';
 
 const M = await createModule();
 const EXAMPLES = ['mlp', 'data_parallel', 'transformer', 'zero', 'moe'];
@@ -33,8 +32,8 @@ for (const name of EXAMPLES) {
   });
 }
 
-test('teachGenerate writes the same instance bytes as --emit', () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'teach-'));
+test('teachGenerate writes the same instance bytes as --emit', (t) => {
+  const dir = scratchDir('teach-', t);
   for (const name of EXAMPLES) {
     const out = path.join(dir, `${name}.json`);
     native('cli', 'teach', file(name), '--emit', out, '--json');
@@ -43,7 +42,6 @@ test('teachGenerate writes the same instance bytes as --emit', () => {
     assert.equal(
         `${got.sidecar}\n`, fs.readFileSync(out.replace(/\.json$/, '.sidecar.json'), 'utf8'));
   }
-  fs.rmSync(dir, {recursive: true});
 });
 
 test(
@@ -84,9 +82,9 @@ test('forcing a strategy: the same cost difference and bound as --force', () => 
   assert.equal(got.ops.h.strategy, 'b:x');
 });
 
-test('a bad model gives the native message, position and path included', () => {
+test('a bad model gives the native message, position and path included', (t) => {
   const bad = text('mlp').replace('"bd,df->bf"', '"bd,dq->bf"');
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'teach-'));
+  const dir = scratchDir('teach-', t);
   const badFile = path.join(dir, 'bad.json');
   fs.writeFileSync(badFile, bad);
   const run = spawnSync(NATIVE, ['cli', 'teach', badFile], {encoding: 'utf8'});
@@ -101,11 +99,10 @@ test('a bad model gives the native message, position and path included', () => {
   const force = M.teachGenerate(text('mlp'), 'mlp.json', '{"force": {"h": "q:x"}}');
   assert.equal(force.error.code, 'InvalidArgument');
   assert.match(force.error.message, /^--force 'h=q:x': expected LETTER:AXIS/);
-  fs.rmSync(dir, {recursive: true});
 });
 
-test('the JAX script: the module\'s "jax" is the text `teach --jax` writes, forced or not', () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'teach-'));
+test('the JAX script: the module\'s "jax" is the text `teach --jax` writes, forced or not', (t) => {
+  const dir = scratchDir('teach-', t);
   for (const force of [null, {h: 'b:x', W2: 'replicated'}]) {
     const out = path.join(dir, 'mlp.py');
     const flags = force ? Object.entries(force).flatMap(([n, s]) => ['--force', `${n}=${s}`]) : [];
@@ -117,5 +114,4 @@ test('the JAX script: the module\'s "jax" is the text `teach --jax` writes, forc
         force ? /^# Forced by the user: W2 = replicated, h = b:x\.$/m :
                 /^# Chosen by the solver: all 6 layouts below\.$/m);
   }
-  fs.rmSync(dir, {recursive: true});
 });
