@@ -43,6 +43,7 @@ search stops at --nodes before finishing (that row has no bound).
 """
 
 import argparse
+import bisect
 import json
 import os
 import subprocess
@@ -159,16 +160,21 @@ class Graph:
         device" above)."""
         on = {}
         for a in self.ancestors[v]:
-            if place[a[0]] is not None:
-                on.setdefault(place[a[0]], []).append(a)
+            d = place[a[0]]
+            if d is not None:
+                on.setdefault(d, []).append(a)
         for d, blocks in on.items():
             own = place[v[0]] == d
+            # The k-th's pieces are the (k-1)-th's, plus the ancestors' k-th
+            # micro-batches and (on v's device) v's own (k-1)-th: kept sorted.
+            pieces = []
             for k in range(self.m):
-                pieces = [(r[a][i], self.p[a]) for a in blocks for i in range(k + 1)]
-                if own:
-                    pieces += [(row[i], self.p[v]) for i in range(k)]
+                for a in blocks:
+                    bisect.insort(pieces, (r[a][k], self.p[a]))
+                if own and k > 0:
+                    bisect.insort(pieces, (row[k - 1], self.p[v]))
                 end = 0
-                for start, q in sorted(pieces):
+                for start, q in pieces:
                     end = max(end, start) + q
                 row[k] = max(row[k], end)
         self.in_order(v, row)
