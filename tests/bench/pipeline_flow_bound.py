@@ -473,8 +473,9 @@ def solve(lp_path, limit, cbc, relaxation=False):
     return status, wall, text
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+def problem_arguments(ap):
+    """The problem's flags, with the CLI's meaning (also for
+    pipeline_sat_bound.py, which encodes the same model)."""
     ap.add_argument('--stages', type=int, required=True)
     ap.add_argument('--microbatches', type=int, required=True)
     ap.add_argument('--F', default='1')
@@ -486,6 +487,11 @@ def main():
     ap.add_argument('--keep', default='0')
     ap.add_argument('--mem-cap', default=None)
     ap.add_argument('--makespan', default=None)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    problem_arguments(ap)
     ap.add_argument('--check', default=None,
                     help="a schedule JSON (the CLI's --json): is it a point of the model at its makespan?")
     ap.add_argument('--decode', default=None,

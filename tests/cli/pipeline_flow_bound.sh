@@ -15,18 +15,14 @@ if ! command -v cbc > /dev/null; then
   exit 1
 fi
 
-field() {  # field FILE KEY: a top-level value of a JSON file
-  python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2"
-}
-
 # Small problems with pairs that gain, delays and caps; the planner proves
 # each optimal within its work (the first needs search: root bound 18.25).
 while read -r name grid args; do
   # shellcheck disable=SC2086
   "$shardlab" pipeline $args --F 1 --B 1 --W 1 --placement bidirectional --plan --work 200000 \
     --json > "$name.json" 2> /dev/null
-  check "$name: the planner proves its schedule optimal" "True" "$(field "$name.json" optimal)"
-  best=$(field "$name.json" makespan)
+  check "$name: the planner proves its schedule optimal" "True" "$(json_field "$name.json" optimal)"
+  best=$(json_field "$name.json" makespan)
   # shellcheck disable=SC2086
   check "$name: the planner's schedule is a point of the model" 0 \
     "$(python3 "$flow" $args --check "$name.json" > /dev/null; echo $?)"
@@ -71,7 +67,7 @@ python3 "$flow" $args --makespan 72.5 --decode dp.json > decoded.json
 check "DualPipe's counts decode to a valid schedule" 0 \
   "$("$shardlab" pipeline $args --F 1 --B 1 --W 1 --placement bidirectional \
     --check decoded.json > /dev/null; echo $?)"
-check "of DualPipe's makespan" 72.5 "$(field decoded.json makespan)"
+check "of DualPipe's makespan" 72.5 "$(json_field decoded.json makespan)"
 small="--stages 2 --microbatches 8 --FB 2 --comm 0.25 --mem-cap 3"
 # shellcheck disable=SC2086
 python3 "$flow" $small --makespan 19 --decode p2m8_fb2_c025.json > decoded.json
@@ -112,8 +108,8 @@ while read -r comm makespan; do
   what="$makespan at F&B 2.5, comm $comm"
   "$shardlab" pipeline "$repo/examples/pipeline/dualpipe_example.json" --FB 2.5 \
     --comm "$comm" --check "$best" --json > best.json
-  check "$what: valid" "True" "$(field best.json valid)"
-  check "$what: its makespan" "$makespan" "$(field best.json makespan)"
+  check "$what: valid" "True" "$(json_field best.json valid)"
+  check "$what: its makespan" "$makespan" "$(json_field best.json makespan)"
   check "$what: a point of the model" 0 \
     "$(python3 "$flow" --stages 8 --microbatches 20 --FB 2.5 --comm "$comm" --mem-cap 9 \
       --check "$best" > /dev/null; echo $?)"

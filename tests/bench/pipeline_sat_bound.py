@@ -1,0 +1,349 @@
+#!/usr/bin/env python3
+"""The counting model of pipeline_flow_bound.py as a SAT problem, for CaDiCaL.
+
+The same model (README.md, "The flow bound"): C_type_d_t counts the slots of
+one type started on device d by grid time t. Here every count is an integer
+in order encoding (a literal per value, "C >= k"), sums of counts are built
+by adders over those literals, and every row of the MIP becomes clauses, so
+that the SAT problem has a model exactly when the MIP has an integer point.
+An unsatisfiable answer is therefore a proof that no schedule ends by T,
+hence a bound of T plus one grid step; a satisfiable one decodes to a
+schedule that `shardlab pipeline --check` re-checks.
+
+Usage: tests/bench/pipeline_sat_bound.py --stages 8 --microbatches 20
+       --FB 2.5 --comm 0.25 --mem-cap 9 --makespan 60 [--limit 600]
+       [--cnf FILE] [--symmetric] [--decode-to SCHEDULE.json]
+       [--fix SCHEDULE.json]
+Prints one JSON line: {"makespan": T, "status": "feasible" | "infeasible" |
+"unknown", "seconds": ..., "variables": ..., "clauses": ...}.
+"""
+
+import argparse
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from fractions import Fraction
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pipeline_flow_bound import (Model, counts_of_schedule, problem_arguments,  # noqa: E402
+                                 schedule_of_counts)
+
+
+class Cnf:
+    def __init__(self):
+        self.nvars = 0
+        self.clauses = []
+        self.true = self.new()
+        self.clauses.append([self.true])
+
+    def new(self):
+        self.nvars += 1
+        return self.nvars
+
+    def add(self, clause):
+        self.clauses.append(clause)
+
+
+class Int:
+    """An integer in [0, ub] in order encoding: ge[k] is the literal of
+    "value >= k" for k = 1..ub (ge[0] is true)."""
+
+    def __init__(self, cnf, ub, lits=None):
+        self.ub = ub
+        if lits is None:
+            lits = [cnf.new() for _ in range(ub)]
+            for k in range(1, ub):  # >= k+1 implies >= k
+                cnf.add([-lits[k], lits[k - 1]])
+        self.lits = lits
+
+    def ge(self, cnf, k):
+        """The literal of value >= k, or None for false (k > ub); true for k <= 0."""
+        if k <= 0:
+            return cnf.true
+        if k > self.ub:
+            return None
+        return self.lits[k - 1]
+
+
+class Encoder:
+    def __init__(self, model):
+        self.m = model
+        self.cnf = Cnf()
+        self.ints = {}  # variable name -> Int
+        self.sums = {}  # sorted tuple of names -> Int
+        self.zero = Int(self.cnf, 0, [])
+
+    def ub_of(self, name):
+        """The most slots of a type any schedule starts (its copies' counts)."""
+        kind = name[2]
+        cnt = self.m.count
+        if kind == 'P':
+            return min(cnt[int(name[3])], cnt[int(name[4])])
+        return cnt[int(name[3])]
+
+    def tokens(self, name):
+        """The per-device operations a slot type uses: ('F', copy), ('B', copy)."""
+        kind = name[2]
+        if kind == 'P':
+            return [('F', int(name[3])), ('B', int(name[4]))]
+        if kind == 'F':
+            return [('F', int(name[3]))]
+        if kind in 'BX':
+            return [('B', int(name[3]))]
+        return [('W', int(name[3]))]
+
+    def int_of(self, name):
+        if name is None:
+            return self.zero
+        if name not in self.ints:
+            self.ints[name] = Int(self.cnf, self.ub_of(name))
+        return self.ints[name]
+
+    def add2(self, x, y, cap):
+        """Z = X + Y, exactly, clipped: sums above cap are forbidden (sound
+        where the model itself implies them impossible, see sum_of)."""
+        cnf = self.cnf
+        uz = min(x.ub + y.ub, cap)
+        z = Int(cnf, uz)
+        for i in range(x.ub + 1):
+            for j in range(y.ub + 1):
+                if i + j == 0:
+                    continue
+                # X >= i and Y >= j imply Z >= i + j
+                zl = z.ge(cnf, i + j)
+                clause = []
+                if i:
+                    clause.append(-x.ge(cnf, i))
+                if j:
+                    clause.append(-y.ge(cnf, j))
+                if zl is not None:
+                    clause.append(zl)
+                cnf.add(clause)
+        for i in range(x.ub + 1):
+            for j in range(y.ub + 1):
+                # X < i+1 and Y < j+1 imply Z < i+j+1
+                zl = z.ge(cnf, i + j + 1)
+                if zl is None:
+                    continue
+                clause = [-zl]
+                xl, yl = x.ge(cnf, i + 1), y.ge(cnf, j + 1)
+                if xl is not None:
+                    clause.append(xl)
+                if yl is not None:
+                    clause.append(yl)
+                cnf.add(clause)
+        return z
+
+    def sum_of(self, names):
+        """The sum of counts (a list of variable names; a name twice counts
+        twice). Terms are grouped by an operation they share on one device,
+        distinct slot types only: such a group counts distinct slots holding
+        that operation, so by the totals rows (and counts never falling) it
+        never exceeds the copy's micro-batches, and is clipped there."""
+        names = sorted(n for n in names if n is not None)
+        key = tuple(names)
+        if key in self.sums:
+            return self.sums[key]
+        left = list(names)
+        total = None
+        while left:
+            best, members = None, []
+            for tok in sorted({t for n in left for t in self.tokens(n)}):
+                for dev in sorted({self.device_of(n) for n in left}):
+                    mem, seen = [], set()
+                    for n in left:
+                        if tok in self.tokens(n) and self.device_of(n) == dev \
+                                and self.type_of(n) not in seen:
+                            seen.add(self.type_of(n))
+                            mem.append(n)
+                    if len(mem) > len(members):
+                        best, members = tok, mem
+            for n in members:
+                left.remove(n)
+            cap = self.m.count[best[1]]
+            acc = None
+            for n in members:
+                v = self.int_of(n)
+                acc = v if acc is None else self.add2(acc, v, cap)
+            total = acc if total is None else self.add2(total, acc, 10 ** 9)
+        if total is None:
+            total = self.zero
+        self.sums[key] = total
+        return total
+
+    @staticmethod
+    def type_of(name):
+        return name.split('_')[1]
+
+    @staticmethod
+    def device_of(name):
+        return int(name.split('_')[2])
+
+    def at_most(self, pos, neg, rhs):
+        """sum(pos) <= sum(neg) + rhs."""
+        cnf = self.cnf
+        p, n = self.sum_of(pos), self.sum_of(neg)
+        for v in range(1, p.ub + 1):
+            w = v - rhs
+            if w <= 0:
+                continue
+            nl = n.ge(cnf, w)
+            cnf.add([-p.ge(cnf, v)] + ([nl] if nl is not None else []))
+        if rhs < 0:  # even p = 0 needs n >= -rhs
+            nl = n.ge(cnf, -rhs)
+            cnf.add([nl] if nl is not None else [])
+
+    def capacity_rows(self):
+        """One slot at a time on a device, as the model writes it (to leave
+        those rows out of the generic encoding) and encoded directly: each
+        type runs at most one slot over [t, t+1) (its count rose by at most
+        one over its duration), and at most one type runs."""
+        m, cnf = self.m, self.cnf
+        keys = set()
+        busy_of = {}
+        for d in range(m.p):
+            for t in range(m.n):
+                terms, busy = {}, []
+                for name, dur, *_ in m.types():
+                    a, b = m.var(name, d, t), m.var(name, d, t - dur)
+                    for v, c in ((a, 1), (b, -1)):
+                        if v is not None:
+                            terms[v] = terms.get(v, 0) + c
+                    if a is None or a == b:
+                        continue
+                    if (a, b) not in busy_of:
+                        A, B = self.int_of(a), self.int_of(b)
+                        lit = cnf.new()
+                        for k in range(1, A.ub + 1):
+                            bl = B.ge(cnf, k)
+                            cnf.add([-A.ge(cnf, k), lit] + ([bl] if bl is not None else []))
+                            if A.ge(cnf, k + 1) is not None:
+                                cnf.add([-A.ge(cnf, k + 1)] + ([bl] if bl is not None else []))
+                        busy_of[a, b] = lit
+                    busy.append(busy_of[a, b])
+                busy = sorted(set(busy))
+                for i in range(len(busy)):
+                    for j in range(i + 1, len(busy)):
+                        cnf.add([-busy[i], -busy[j]])
+                terms = {v: c for v, c in terms.items() if c != 0}
+                keys.add((frozenset(terms.items()), '<=', 1))
+        return keys
+
+    def encode(self):
+        m = self.m
+        skip = self.capacity_rows()
+        for terms, sense, rhs in m.rows:
+            terms = {v: Fraction(c) for v, c in terms.items() if c != 0}
+            if (frozenset(terms.items()), sense, rhs) in skip:
+                continue
+            scale = 1
+            for c in list(terms.values()) + [Fraction(rhs)]:
+                scale = scale * c.denominator // math.gcd(scale, c.denominator)
+            pos, neg = [], []
+            for v, c in terms.items():
+                k = int(c * scale)
+                (pos if k > 0 else neg).extend([v] * abs(k))
+            r = Fraction(rhs) * scale
+            assert r.denominator == 1
+            r = int(r)
+            if sense in ('<=', '='):
+                self.at_most(pos, neg, r)
+            if sense in ('>=', '='):
+                self.at_most(neg, pos, -r)
+
+    def fix(self, values):
+        """Unit clauses that pin every count to a point's value."""
+        cnf = self.cnf
+        for name, x in self.ints.items():
+            val = values.get(name, 0)
+            for k in range(1, x.ub + 1):
+                cnf.add([x.ge(cnf, k)] if val >= k else [-x.ge(cnf, k)])
+            if val > x.ub:
+                cnf.add([])
+
+    def write(self, path):
+        with open(path, 'w') as f:
+            f.write('p cnf %d %d\n' % (self.cnf.nvars, len(self.cnf.clauses)))
+            f.write(''.join(' '.join(map(str, c)) + ' 0\n' for c in self.cnf.clauses))
+
+    def value_of(self, truth):
+        """The counts of a SAT model (truth: var -> bool)."""
+        return {name: sum(1 for l in x.lits if truth.get(l, False)) for name, x in self.ints.items()}
+
+
+def run_cadical(path, limit):
+    started = time.monotonic()
+    cadical = shutil.which('cadical')
+    if not cadical:
+        sys.exit('cadical (Debian cadical) not found')
+    proc = subprocess.run([cadical, '-q', '-t', str(int(limit)), path], capture_output=True,
+                          text=True)
+    wall = time.monotonic() - started
+    truth = {}
+    status = 'unknown'
+    for line in proc.stdout.splitlines():
+        if line.startswith('s '):
+            status = {'s SATISFIABLE': 'feasible', 's UNSATISFIABLE': 'infeasible'}.get(
+                line.strip(), 'unknown')
+        elif line.startswith('v '):
+            for tok in line[2:].split():
+                x = int(tok)
+                if x:
+                    truth[abs(x)] = x > 0
+    return status, wall, truth
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    problem_arguments(ap)
+    ap.add_argument('--limit', type=float, default=600)
+    ap.add_argument('--cnf', default=None, help='keep the CNF here')
+    ap.add_argument('--symmetric', action='store_true',
+                    help='mirror-symmetric points only (finds schedules; no bound)')
+    ap.add_argument('--fix', default=None,
+                    help="a schedule JSON (the CLI's --json): pin the counts to its own")
+    ap.add_argument('--decode-to', default=None,
+                    help='where a satisfiable answer writes its schedule JSON')
+    a = ap.parse_args()
+    if a.makespan is None:
+        sys.exit('--makespan is needed')
+    if a.stages % 2 or a.stages < 2:
+        sys.exit('the bidirectional placement needs an even number of devices')
+    model = Model(a)
+    model.build()
+    enc = Encoder(model)
+    started = time.monotonic()
+    enc.encode()
+    if a.fix:
+        with open(a.fix) as f:
+            values, why = counts_of_schedule(model, json.load(f))
+        if values is None:
+            sys.exit(why)
+        enc.fix(values)
+    built = time.monotonic() - started
+    tmp = None
+    path = a.cnf
+    if path is None:
+        tmp = tempfile.mkdtemp(prefix='sat_bound_')
+        path = os.path.join(tmp, 'model.cnf')
+    enc.write(path)
+    status, wall, truth = run_cadical(path, a.limit)
+    out = {'makespan': float(model.T), 'grid': float(model.g), 'status': status,
+           'seconds': round(wall, 2), 'encode_seconds': round(built, 2),
+           'variables': enc.cnf.nvars, 'clauses': len(enc.cnf.clauses)}
+    if status == 'feasible' and a.decode_to:
+        values = enc.value_of(truth)
+        with open(a.decode_to, 'w') as f:
+            json.dump(schedule_of_counts(model, lambda v: values.get(v, 0)), f)
+    print(json.dumps(out))
+    if tmp:
+        shutil.rmtree(tmp)
+
+
+if __name__ == '__main__':
+    main()
