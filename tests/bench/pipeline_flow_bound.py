@@ -216,6 +216,9 @@ class Model:
             return [x for x in ('B%d' % c, 'X%d' % c, 'P0%d' % c, 'P1%d' % c) if x in names]
 
         # One slot at a time on a device: slots running over [t, t+1).
+        # Their indices in self.rows are kept in slot_rows, for encoders
+        # that write these rows their own way (pipeline_sat_bound.py).
+        self.slot_rows = set()
         for d in range(self.p):
             for t in range(n):
                 terms = {}
@@ -223,7 +226,10 @@ class Model:
                     add(terms, name, d, t, 1)
                     add(terms, name, d, t - dur, -1)
                 if terms:
+                    before = len(self.rows)
                     self.upper(terms, 1)
+                    if len(self.rows) > before:
+                        self.slot_rows.add(before)
         # Every operation once: totals per unit.
         for c in (0, 1):
             if self.count[c] == 0:

@@ -77,25 +77,21 @@ class Encoder:
         self.ints = {}  # variable name -> Int
         self.sums = {}  # sorted tuple of names -> Int
         self.zero = Int(self.cnf, 0, [])
-
-    def ub_of(self, name):
-        """The most slots of a type any schedule starts (its copies' counts)."""
-        kind = name[2]
-        cnt = self.m.count
-        if kind == 'P':
-            return min(cnt[int(name[3])], cnt[int(name[4])])
-        return cnt[int(name[3])]
+        self.tokens_of = {}
+        for name, _, f_copy, b_copy, _ in model.types():
+            ops = [(kind, c) for kind, c in (('F', f_copy), ('B', b_copy)) if c is not None]
+            self.tokens_of[name] = ops or [('W', int(name[1]))]
 
     def tokens(self, name):
-        """The per-device operations a slot type uses: ('F', copy), ('B', copy)."""
-        kind = name[2]
-        if kind == 'P':
-            return [('F', int(name[3])), ('B', int(name[4]))]
-        if kind == 'F':
-            return [('F', int(name[3]))]
-        if kind in 'BX':
-            return [('B', int(name[3]))]
-        return [('W', int(name[3]))]
+        """The per-device operations a count's slot type holds, as (kind,
+        copy): ('F', c) and ('B', c) from the model's slot types, ('W', c)
+        for a single W."""
+        return self.tokens_of[self.type_of(name)]
+
+    def ub_of(self, name):
+        """The most slots of a count's type any schedule starts: the fewest
+        micro-batches of the copies its operations belong to."""
+        return min(self.m.count[c] for _, c in self.tokens(name))
 
     def int_of(self, name):
         if name is None:
@@ -198,22 +194,18 @@ class Encoder:
             nl = n.ge(cnf, -rhs)
             cnf.add([nl] if nl is not None else [])
 
-    def capacity_rows(self):
-        """One slot at a time on a device, as the model writes it (to leave
-        those rows out of the generic encoding) and encoded directly: each
-        type runs at most one slot over [t, t+1) (its count rose by at most
-        one over its duration), and at most one type runs."""
+    def slot_clauses(self):
+        """One slot at a time on a device (the model's slot_rows), encoded
+        directly: each type runs at most one slot over [t, t+1) (its count
+        rose by at most one over its duration), and at most one type runs."""
         m, cnf = self.m, self.cnf
-        keys = set()
+        types = m.types()
         busy_of = {}
         for d in range(m.p):
             for t in range(m.n):
-                terms, busy = {}, []
-                for name, dur, *_ in m.types():
+                busy = set()
+                for name, dur, *_ in types:
                     a, b = m.var(name, d, t), m.var(name, d, t - dur)
-                    for v, c in ((a, 1), (b, -1)):
-                        if v is not None:
-                            terms[v] = terms.get(v, 0) + c
                     if a is None or a == b:
                         continue
                     if (a, b) not in busy_of:
@@ -225,22 +217,19 @@ class Encoder:
                             if A.ge(cnf, k + 1) is not None:
                                 cnf.add([-A.ge(cnf, k + 1)] + ([bl] if bl is not None else []))
                         busy_of[a, b] = lit
-                    busy.append(busy_of[a, b])
-                busy = sorted(set(busy))
+                    busy.add(busy_of[a, b])
+                busy = sorted(busy)
                 for i in range(len(busy)):
                     for j in range(i + 1, len(busy)):
                         cnf.add([-busy[i], -busy[j]])
-                terms = {v: c for v, c in terms.items() if c != 0}
-                keys.add((frozenset(terms.items()), '<=', 1))
-        return keys
 
     def encode(self):
         m = self.m
-        skip = self.capacity_rows()
-        for terms, sense, rhs in m.rows:
-            terms = {v: Fraction(c) for v, c in terms.items() if c != 0}
-            if (frozenset(terms.items()), sense, rhs) in skip:
+        self.slot_clauses()
+        for i, (terms, sense, rhs) in enumerate(m.rows):
+            if i in m.slot_rows:
                 continue
+            terms = {v: Fraction(c) for v, c in terms.items() if c != 0}
             scale = 1
             for c in list(terms.values()) + [Fraction(rhs)]:
                 scale = scale * c.denominator // math.gcd(scale, c.denominator)
