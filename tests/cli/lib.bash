@@ -1,6 +1,7 @@
 # What every tests/cli/*.sh starts with (sourced, not a test itself): the
 # CLI and the source folder from the arguments, a scratch folder removed on
-# exit as the working directory, check(), json_field() and finish().
+# exit as the working directory, check(), json_field(), verdict(),
+# plan_proven() and finish().
 # Usage, at the top of a test: source "$(dirname "$0")/lib.bash" "$@"
 set -u
 shardlab="$1"
@@ -21,6 +22,19 @@ check() {  # check NAME EXPECTED ACTUAL
 
 json_field() {  # json_field FILE KEY: a top-level value of a JSON file, as Python prints it
   python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2"
+}
+
+verdict() {  # verdict SCRIPT ARGS...: the "status" of the one JSON line a bench script prints
+  python3 "$@" | python3 -c 'import json, sys; print(json.load(sys.stdin)["status"])'
+}
+
+plan_proven() {  # plan_proven NAME ARGS...: the planner on a small bidirectional problem
+  # (F = B = W = 1) into NAME.json, and a check that it proves its schedule optimal
+  local name="$1"
+  shift
+  "$shardlab" pipeline "$@" --F 1 --B 1 --W 1 --placement bidirectional --plan --work 200000 \
+    --json > "$name.json" 2> /dev/null
+  check "$name: the planner proves its schedule optimal" "True" "$(json_field "$name.json" optimal)"
 }
 
 finish() {  # finish WHAT: the summary line; the exit status says whether all passed

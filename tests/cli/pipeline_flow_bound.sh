@@ -19,18 +19,15 @@ fi
 # each optimal within its work (the first needs search: root bound 18.25).
 while read -r name grid args; do
   # shellcheck disable=SC2086
-  "$shardlab" pipeline $args --F 1 --B 1 --W 1 --placement bidirectional --plan --work 200000 \
-    --json > "$name.json" 2> /dev/null
-  check "$name: the planner proves its schedule optimal" "True" "$(json_field "$name.json" optimal)"
+  plan_proven "$name" $args
   best=$(json_field "$name.json" makespan)
   # shellcheck disable=SC2086
   check "$name: the planner's schedule is a point of the model" 0 \
     "$(python3 "$flow" $args --check "$name.json" > /dev/null; echo $?)"
   below=$(python3 -c "print($best - $grid)")
   # shellcheck disable=SC2086
-  check "$name: no schedule ends by $below" '"infeasible"' \
-    "$(python3 "$flow" $args --makespan "$below" --limit 120 | python3 -c \
-      'import json, sys; print(json.dumps(json.load(sys.stdin)["status"]))')"
+  check "$name: no schedule ends by $below" "infeasible" \
+    "$(verdict "$flow" $args --makespan "$below" --limit 120)"
 done << 'CASES'
 p2m8_fb2_c025 0.25 --stages 2 --microbatches 8 --FB 2 --comm 0.25 --mem-cap 3
 p2m6_fb25_c05 0.5 --stages 2 --microbatches 6 --FB 2.5 --comm 0.5 --mem-cap 3
@@ -41,19 +38,16 @@ CASES
 # The LP relaxation on mirror-symmetric points only (--relaxation) is a
 # bound too: it has a point at the proven optimum of the first case (a
 # schedule exists there) and, there, none one step below.
-status_of() {  # status_of ARGS...: the model's verdict
-  python3 "$flow" "$@" | python3 -c 'import json, sys; print(json.load(sys.stdin)["status"])'
-}
 lp_args="--stages 2 --microbatches 8 --FB 2 --comm 0.25 --mem-cap 3 --relaxation"
 # shellcheck disable=SC2086
-check "LP at the optimum 19" "feasible (LP)" "$(status_of $lp_args --makespan 19)"
+check "LP at the optimum 19" "feasible (LP)" "$(verdict "$flow" $lp_args --makespan 19)"
 # shellcheck disable=SC2086
-check "LP at 18.75" "infeasible" "$(status_of $lp_args --makespan 18.75)"
+check "LP at 18.75" "infeasible" "$(verdict "$flow" $lp_args --makespan 18.75)"
 
 # cbc's barrier (--barrier) finds the same LP point at the optimum.
 # shellcheck disable=SC2086
 check "LP by the barrier at the optimum 19" "feasible (LP)" \
-  "$(status_of $lp_args --makespan 19 --barrier --limit 60)"
+  "$(verdict "$flow" $lp_args --makespan 19 --barrier --limit 60)"
 
 # --decode turns a point back into a schedule that the CLI's independent
 # check accepts: DualPipe's own counts at F&B 2.5, comm 0.5, and the counts

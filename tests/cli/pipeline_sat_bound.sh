@@ -14,25 +14,19 @@ if ! command -v cadical > /dev/null; then
   exit 1
 fi
 
-status_of() {  # status_of ARGS...: the clauses' verdict
-  python3 "$sat" "$@" | python3 -c 'import json, sys; print(json.load(sys.stdin)["status"])'
-}
-
 # Small problems with pairs that gain, delays and caps (the optima the
 # planner proves: 17, 14.25 and 11; pipeline_flow_bound.sh checks the same).
 while read -r name grid args; do
   # shellcheck disable=SC2086
-  "$shardlab" pipeline $args --F 1 --B 1 --W 1 --placement bidirectional --plan --work 200000 \
-    --json > "$name.json" 2> /dev/null
-  check "$name: the planner proves its schedule optimal" "True" "$(json_field "$name.json" optimal)"
+  plan_proven "$name" $args
   best=$(json_field "$name.json" makespan)
   below=$(python3 -c "print($best - $grid)")
   # shellcheck disable=SC2086
   check "$name: no schedule ends by $below" "infeasible" \
-    "$(status_of $args --makespan "$below" --limit 120)"
+    "$(verdict "$sat" $args --makespan "$below" --limit 120)"
   # shellcheck disable=SC2086
   check "$name: a model at the optimum $best" "feasible" \
-    "$(status_of $args --makespan "$best" --limit 120 --decode-to "$name.decoded.json")"
+    "$(verdict "$sat" $args --makespan "$best" --limit 120 --decode-to "$name.decoded.json")"
   # shellcheck disable=SC2086
   check "$name: its model decodes to a valid schedule" 0 \
     "$("$shardlab" pipeline $args --F 1 --B 1 --W 1 --placement bidirectional \
@@ -41,7 +35,7 @@ while read -r name grid args; do
     "$(json_field "$name.decoded.json" makespan)"
   # shellcheck disable=SC2086
   check "$name: the planner's counts satisfy the clauses" "feasible" \
-    "$(status_of $args --makespan "$best" --limit 120 --fix "$name.json")"
+    "$(verdict "$sat" $args --makespan "$best" --limit 120 --fix "$name.json")"
 done << 'CASES'
 p2m6_fb25_c05 0.5 --stages 2 --microbatches 6 --FB 2.5 --comm 0.5 --mem-cap 3
 p4m4_fb2_c025 0.25 --stages 4 --microbatches 4 --FB 2 --comm 0.25 --mem-cap 5
@@ -50,12 +44,11 @@ CASES
 
 # Pinned counts can fail: the planner's 4-rank schedule holds 4 activations
 # on some rank, above a cap of 3 (the CLI's check rejects it there too).
-# shellcheck disable=SC2086
 check "the CLI rejects that schedule under a cap of 3" 3 \
   "$("$shardlab" pipeline --stages 4 --microbatches 4 --F 1 --B 1 --W 1 --FB 2 --comm 0.25 \
     --mem-cap 3 --placement bidirectional --check p4m4_fb2_c025.json > /dev/null 2>&1; echo $?)"
 check "a schedule above the cap satisfies no clauses" "infeasible" \
-  "$(status_of --stages 4 --microbatches 4 --FB 2 --comm 0.25 --mem-cap 3 --makespan 14.25 \
+  "$(verdict "$sat" --stages 4 --microbatches 4 --FB 2 --comm 0.25 --mem-cap 3 --makespan 14.25 \
     --limit 120 --fix p4m4_fb2_c025.json)"
 
 finish "pipeline_sat_bound"
