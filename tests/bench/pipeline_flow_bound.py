@@ -330,10 +330,10 @@ class Model:
         return '\n'.join(out) + '\n'
 
 
-def counts_of_schedule(model, schedule):
-    """The model's variables at a schedule (the CLI's schedule JSON): every
-    block's start floored to the grid (which keeps a valid schedule valid,
-    README), counted by slot type, device and time."""
+def starts_of_schedule(model, schedule):
+    """Every block's start in a schedule (the CLI's schedule JSON), floored
+    to the grid (which keeps a valid schedule valid, README), in grid steps
+    by slot type and device: {(type, device): [step, ...]}."""
     starts = {}
     for op in schedule['ops']:
         kind, c = op['kind'], op['direction']
@@ -341,6 +341,13 @@ def counts_of_schedule(model, schedule):
         name = name % c if name else 'P%d%d' % (c, op['backward']['direction'])
         t = int(Fraction(op['start']).limit_denominator(10**6) / model.g)
         starts.setdefault((name, op['device']), []).append(t)
+    return starts
+
+
+def counts_of_schedule(model, schedule):
+    """The model's variables at a schedule (the CLI's schedule JSON): the
+    starts of starts_of_schedule counted by slot type, device and time."""
+    starts = starts_of_schedule(model, schedule)
     values = {}
     for (name, d), ts in starts.items():
         lo, hi = model.window[name, d]

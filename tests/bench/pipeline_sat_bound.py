@@ -10,10 +10,15 @@ An unsatisfiable answer is therefore a proof that no schedule ends by T,
 hence a bound of T plus one grid step; a satisfiable one decodes to a
 schedule that `shardlab pipeline --check` re-checks.
 
+--fix pins every count to a schedule's own; with --free A:B only those
+before time A and, from B on, those of the schedule moved earlier to end by
+T, so that the solver rearranges [A, B) only. An unsatisfiable answer then
+says only that no schedule in that neighbourhood ends by T: it is no bound.
+
 Usage: tests/bench/pipeline_sat_bound.py --stages 8 --microbatches 20
        --FB 2.5 --comm 0.25 --mem-cap 9 --makespan 60 [--limit 600]
        [--cnf FILE] [--symmetric] [--decode-to SCHEDULE.json]
-       [--fix SCHEDULE.json]
+       [--fix SCHEDULE.json [--free A:B]]
 Prints one JSON line: {"makespan": T, "status": "feasible" | "infeasible" |
 "unknown", "seconds": ..., "variables": ..., "clauses": ...}.
 """
@@ -31,7 +36,7 @@ from fractions import Fraction
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from pipeline_flow_bound import (Model, counts_of_schedule, problem_arguments,  # noqa: E402
-                                 schedule_of_counts)
+                                 schedule_of_counts, starts_of_schedule)
 
 
 class Cnf:
@@ -245,10 +250,13 @@ class Encoder:
             if sense in ('>=', '='):
                 self.at_most(neg, pos, -r)
 
-    def fix(self, values):
-        """Unit clauses that pin every count to a point's value."""
+    def fix(self, values, every=True):
+        """Unit clauses that pin every count to a point's value (a count
+        values lacks is 0), or with every=False only the counts it has."""
         cnf = self.cnf
         for name, x in self.ints.items():
+            if not every and name not in values:
+                continue
             val = values.get(name, 0)
             for k in range(1, x.ub + 1):
                 cnf.add([x.ge(cnf, k)] if val >= k else [-x.ge(cnf, k)])
@@ -263,6 +271,24 @@ class Encoder:
     def value_of(self, truth):
         """The counts of a SAT model (truth: var -> bool)."""
         return {name: sum(1 for l in x.lits if truth.get(l, False)) for name, x in self.ints.items()}
+
+
+def counts_around(model, schedule, free):
+    """The counts of a neighbourhood of a schedule (the CLI's schedule JSON)
+    for a search at the model's makespan T: before grid step free[0] the
+    schedule's own, from free[1] on those of the schedule moved earlier by
+    its makespan less T, and none in between (the solver's to choose)."""
+    starts = starts_of_schedule(model, schedule)
+    shift = int((Fraction(schedule['makespan']).limit_denominator(10**6) - model.T) / model.g)
+    values = {}
+    for (name, d), (lo, hi) in model.window.items():
+        ts = starts.get((name, d), [])
+        for t in range(lo, hi + 1):
+            if free[0] <= t < free[1]:
+                continue
+            moved = shift if t >= free[1] else 0
+            values['C_%s_%d_%d' % (name, d, t)] = sum(1 for x in ts if x - moved <= t)
+    return values
 
 
 def run_cadical(path, limit):
@@ -296,6 +322,9 @@ def main():
                     help='mirror-symmetric points only (finds schedules; no bound)')
     ap.add_argument('--fix', default=None,
                     help="a schedule JSON (the CLI's --json): pin the counts to its own")
+    ap.add_argument('--free', default=None, metavar='A:B',
+                    help='with --fix: pin only before time A and, moved to end by the makespan, '
+                    'from B on (a search for a schedule in that neighbourhood)')
     ap.add_argument('--decode-to', default=None,
                     help='where a satisfiable answer writes its schedule JSON')
     a = ap.parse_args()
@@ -308,12 +337,24 @@ def main():
     enc = Encoder(model)
     started = time.monotonic()
     enc.encode()
+    if a.free and not a.fix:
+        sys.exit('--free needs --fix')
     if a.fix:
         with open(a.fix) as f:
-            values, why = counts_of_schedule(model, json.load(f))
-        if values is None:
-            sys.exit(why)
-        enc.fix(values)
+            schedule = json.load(f)
+        if a.free:
+            try:
+                free = [int(Fraction(x) / model.g) for x in a.free.split(':')]
+            except ValueError:
+                free = []
+            if len(free) != 2:
+                sys.exit('--free %s: A:B (two times) was expected' % a.free)
+            enc.fix(counts_around(model, schedule, free), every=False)
+        else:
+            values, why = counts_of_schedule(model, schedule)
+            if values is None:
+                sys.exit(why)
+            enc.fix(values)
     built = time.monotonic() - started
     tmp = None
     path = a.cnf

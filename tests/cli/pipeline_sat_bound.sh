@@ -4,7 +4,8 @@
 # real CLI: on small problems the planner proves optimal, the clauses have no
 # model one grid step below the optimum and one at it, which decodes to a
 # schedule the CLI's independent check accepts; the CLI's own schedules
-# pinned as counts satisfy them, and a schedule above a lower cap does not.
+# pinned as counts satisfy them, and a schedule above a lower cap does not;
+# a neighbourhood of DualPipe's schedule (--free) holds a better one.
 # Usage: pipeline_sat_bound.sh PATH/TO/shardlab REPO_DIR
 source "$(dirname "$0")/lib.bash" "$@"
 
@@ -50,5 +51,36 @@ check "the CLI rejects that schedule under a cap of 3" 3 \
 check "a schedule above the cap satisfies no clauses" "infeasible" \
   "$(verdict "$sat" --stages 4 --microbatches 4 --FB 2 --comm 0.25 --mem-cap 3 --makespan 14.25 \
     --limit 120 --fix p4m4_fb2_c025.json)"
+
+# A neighbourhood of a schedule (--fix with --free A:B): DualPipe's on 4
+# ranks and 8 micro-batches (cap 5) ends at 24.25, where the optimum is 23
+# (README). Pinned before A and, moved to end by the makespan, from B on,
+# the clauses admit the schedule itself but not 0.25 earlier; rearranging
+# [4, 20) gives 23.5, a schedule the CLI accepts, and [8, 16) does not.
+p4m8="--stages 4 --microbatches 8 --FB 2 --comm 0.25 --mem-cap 5"
+# shellcheck disable=SC2086
+"$shardlab" pipeline $p4m8 --F 1 --B 1 --W 1 --placement bidirectional --schedule dualpipe \
+  --json > dualpipe.json 2> /dev/null
+check "DualPipe's schedule on 4 ranks" "24.25" "$(json_field dualpipe.json makespan)"
+# shellcheck disable=SC2086
+check "nothing free: the schedule itself" "feasible" \
+  "$(verdict "$sat" $p4m8 --makespan 24.25 --fix dualpipe.json --free 0:0)"
+# shellcheck disable=SC2086
+check "nothing free: not 0.25 earlier" "infeasible" \
+  "$(verdict "$sat" $p4m8 --makespan 24 --fix dualpipe.json --free 0:0)"
+# shellcheck disable=SC2086
+check "[4, 20) free: 23.5" "feasible" \
+  "$(verdict "$sat" $p4m8 --makespan 23.5 --fix dualpipe.json --free 4:20 --decode-to nb.json)"
+# shellcheck disable=SC2086
+check "[4, 20) free: a valid schedule" 0 \
+  "$("$shardlab" pipeline $p4m8 --F 1 --B 1 --W 1 --placement bidirectional \
+    --check nb.json > /dev/null; echo $?)"
+check "[4, 20) free: of makespan 23.5" "23.5" "$(json_field nb.json makespan)"
+# shellcheck disable=SC2086
+check "[8, 16) free: no 23.5" "infeasible" \
+  "$(verdict "$sat" $p4m8 --makespan 23.5 --fix dualpipe.json --free 8:16)"
+# shellcheck disable=SC2086
+check "--free needs two times" "--free 4: A:B (two times) was expected" \
+  "$(python3 "$sat" $p4m8 --makespan 23.5 --fix dualpipe.json --free 4 2>&1)"
 
 finish "pipeline_sat_bound"
