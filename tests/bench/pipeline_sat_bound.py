@@ -332,24 +332,28 @@ def main():
         sys.exit('--makespan is needed')
     if a.stages % 2 or a.stages < 2:
         sys.exit('the bidirectional placement needs an even number of devices')
+    free = None
+    if a.free:
+        if not a.fix:
+            sys.exit('--free needs --fix')
+        try:
+            free = [Fraction(x) for x in a.free.split(':')]
+        except ValueError:
+            free = []
+        if len(free) != 2:
+            sys.exit('--free %s: A:B (two times) was expected' % a.free)
+        if free[0] > free[1]:
+            sys.exit('--free %s: A <= B was expected' % a.free)
     model = Model(a)
     model.build()
     enc = Encoder(model)
     started = time.monotonic()
     enc.encode()
-    if a.free and not a.fix:
-        sys.exit('--free needs --fix')
     if a.fix:
         with open(a.fix) as f:
             schedule = json.load(f)
-        if a.free:
-            try:
-                free = [int(Fraction(x) / model.g) for x in a.free.split(':')]
-            except ValueError:
-                free = []
-            if len(free) != 2:
-                sys.exit('--free %s: A:B (two times) was expected' % a.free)
-            enc.fix(counts_around(model, schedule, free), every=False)
+        if free:
+            enc.fix(counts_around(model, schedule, [int(x / model.g) for x in free]), every=False)
         else:
             values, why = counts_of_schedule(model, schedule)
             if values is None:

@@ -82,5 +82,11 @@ check "[8, 16) free: no 23.5" "infeasible" \
 # shellcheck disable=SC2086
 check "--free needs two times" "--free 4: A:B (two times) was expected" \
   "$(python3 "$sat" $p4m8 --makespan 23.5 --fix dualpipe.json --free 4 2>&1)"
+# shellcheck disable=SC2086
+check "--free needs --fix" "--free needs --fix" \
+  "$(python3 "$sat" $p4m8 --makespan 23.5 --free 4:20 2>&1)"
+# shellcheck disable=SC2086
+check "--free needs A <= B" "--free 20:4: A <= B was expected" \
+  "$(python3 "$sat" $p4m8 --makespan 23.5 --fix dualpipe.json --free 20:4 2>&1)"
 
 finish "pipeline_sat_bound"
