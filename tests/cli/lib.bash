@@ -1,7 +1,7 @@
 # What every tests/cli/*.sh starts with (sourced, not a test itself): the
 # CLI and the source folder from the arguments, a scratch folder removed on
-# exit as the working directory, check(), json_field(), verdict(),
-# plan_proven() and finish().
+# exit as the working directory, require(), check(), json_field(),
+# verdict(), plan_proven() and finish().
 # Usage, at the top of a test: source "$(dirname "$0")/lib.bash" "$@"
 set -u
 shardlab="$1"
@@ -10,6 +10,13 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"
 failures=0
+
+require() {  # require TEST TOOL PACKAGE: stop TEST with one line unless TOOL is on the PATH
+  if ! command -v "$2" > /dev/null; then
+    echo "$1: $2 (Debian $3) is missing"
+    exit 1
+  fi
+}
 
 check() {  # check NAME EXPECTED ACTUAL
   if [ "$2" != "$3" ]; then

@@ -10,10 +10,7 @@
 source "$(dirname "$0")/lib.bash" "$@"
 
 flow="$repo/tests/bench/pipeline_flow_bound.py"
-if ! command -v cbc > /dev/null; then
-  echo "pipeline_flow_bound: cbc (Debian coinor-cbc) is missing"
-  exit 1
-fi
+require pipeline_flow_bound cbc coinor-cbc
 
 # Small problems with pairs that gain, delays and caps; the planner proves
 # each optimal within its work (the first needs search: root bound 18.25).

@@ -10,10 +10,7 @@
 source "$(dirname "$0")/lib.bash" "$@"
 
 sat="$repo/tests/bench/pipeline_sat_bound.py"
-if ! command -v cadical > /dev/null; then
-  echo "pipeline_sat_bound: cadical (Debian cadical) is missing"
-  exit 1
-fi
+require pipeline_sat_bound cadical cadical
 
 # Small problems with pairs that gain, delays and caps (the optima the
 # planner proves: 17, 14.25 and 11; pipeline_flow_bound.sh checks the same).
