@@ -153,19 +153,27 @@ class Encoder:
         left = list(names)
         total = None
         while left:
-            best, members = None, []
-            for tok in sorted({t for n in left for t in self.tokens(n)}):
-                for dev in sorted({self.device_of(n) for n in left}):
-                    mem, seen = [], set()
-                    for n in left:
-                        if tok in self.tokens(n) and self.device_of(n) == dev \
-                                and self.type_of(n) not in seen:
-                            seen.add(self.type_of(n))
-                            mem.append(n)
-                    if len(mem) > len(members):
-                        best, members = tok, mem
-            for n in members:
-                left.remove(n)
+            # Each (operation, device) group collects, in the order of left,
+            # the first term of each slot type; the largest group wins, ties
+            # to the least (operation, device).
+            groups = {}
+            for n in left:
+                dev, typ = self.device_of(n), self.type_of(n)
+                for tok in self.tokens(n):
+                    mem, seen = groups.setdefault((tok, dev), ([], set()))
+                    if typ not in seen:
+                        seen.add(typ)
+                        mem.append(n)
+            (best, _), (members, _) = max(
+                sorted(groups.items()), key=lambda kv: len(kv[1][0]))
+            taken = set(members)
+            rest = []
+            for n in left:
+                if n in taken:
+                    taken.discard(n)
+                else:
+                    rest.append(n)
+            left = rest
             cap = self.m.count[best[1]]
             acc = None
             for n in members:
