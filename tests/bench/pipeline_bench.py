@@ -39,6 +39,8 @@ import sys
 import tempfile
 import time
 
+from pipeline_flow_bound import seconds
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
@@ -384,11 +386,11 @@ def main():
     ap.add_argument('--cli', default=os.path.join(ROOT, 'build/native/shardlab'))
     ap.add_argument('--sections', default='equal,dag,dualpipe,mipsize,pairs')
     ap.add_argument('--quick', action='store_true', help='fewer instances')
-    ap.add_argument('--mip-limit', type=float, default=60)
-    ap.add_argument('--dag-limit', type=float, default=10)
+    ap.add_argument('--mip-limit', type=seconds, default=60)
+    ap.add_argument('--dag-limit', type=seconds, default=10)
     ap.add_argument('--dag-count', type=int, default=12)
     ap.add_argument('--dag-small', type=int, default=6, help='small DAGs after the large ones')
-    ap.add_argument('--pairs-limit', type=float, default=20)
+    ap.add_argument('--pairs-limit', type=seconds, default=20)
     ap.add_argument('--plan-work', type=int, default=0,
                     help='search nodes per planner run instead of its time limit (0: time)')
     opts = ap.parse_args()

@@ -486,6 +486,18 @@ def solve(lp_path, limit, cbc, relaxation=False):
     return status, wall, text
 
 
+def seconds(text):
+    """A time limit's flag value: a positive, finite number of seconds (cbc
+    and cadical both read a limit of 0 or less as none at all)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (0 < value < math.inf):
+        raise argparse.ArgumentTypeError('%s: a positive number of seconds was expected' % text)
+    return value
+
+
 def problem_arguments(ap):
     """The problem's flags, with the CLI's meaning (also for
     pipeline_sat_bound.py, which encodes the same model)."""
@@ -510,7 +522,7 @@ def main():
     ap.add_argument('--decode', default=None,
                     help='a solution (cbc solu file, JSON {"cols": {...}} or a schedule JSON, whose '
                     'counts are taken): print its schedule JSON, for --check by the CLI')
-    ap.add_argument('--limit', type=float, default=600)
+    ap.add_argument('--limit', type=seconds, default=600)
     ap.add_argument('--lp', default=None, help='keep the model here')
     ap.add_argument('--cbc', default=shutil.which('cbc'))
     ap.add_argument('--solver', choices=['cbc', 'highs'], default='cbc')

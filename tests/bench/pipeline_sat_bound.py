@@ -35,7 +35,7 @@ import time
 from fractions import Fraction
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from pipeline_flow_bound import (Model, counts_of_schedule, problem_arguments,  # noqa: E402
+from pipeline_flow_bound import (Model, counts_of_schedule, problem_arguments, seconds,  # noqa: E402
                                  schedule_of_counts, starts_of_schedule)
 
 
@@ -304,7 +304,7 @@ def run_cadical(path, limit):
     cadical = shutil.which('cadical')
     if not cadical:
         sys.exit('cadical (Debian cadical) not found')
-    proc = subprocess.run([cadical, '-q', '-t', str(int(limit)), path], capture_output=True,
+    proc = subprocess.run([cadical, '-q', '-t', str(math.ceil(limit)), path], capture_output=True,
                           text=True)
     wall = time.monotonic() - started
     truth = {}
@@ -324,7 +324,8 @@ def run_cadical(path, limit):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     problem_arguments(ap)
-    ap.add_argument('--limit', type=float, default=600)
+    ap.add_argument('--limit', type=seconds, default=600,
+                    help='seconds for cadical, which counts whole ones (a fraction is rounded up)')
     ap.add_argument('--cnf', default=None, help='keep the CNF here')
     ap.add_argument('--symmetric', action='store_true',
                     help='mirror-symmetric points only (finds schedules; no bound)')

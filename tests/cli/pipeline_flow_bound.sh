@@ -116,4 +116,8 @@ done << 'BEST'
 0.5 63.5
 BEST
 
+check "--limit -1 is refused" \
+  "pipeline_flow_bound.py: error: argument --limit: -1: a positive number of seconds was expected" \
+  "$(python3 "$flow" --stages 2 --microbatches 4 --FB 2 --makespan 9 --limit -1 2>&1 | tail -n 1)"
+
 finish "pipeline_flow_bound"
