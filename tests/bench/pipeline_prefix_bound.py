@@ -134,9 +134,11 @@ class Graph:
             self.ancestors[v] = set().union(*([u] + list(self.ancestors[u])
                                               for u, _ in self.into[v]))
 
-    def heads(self, place, blocks):
-        """Start of the k-th of each block's micro-batches, k = 0..m-1."""
-        r = {}
+    def heads(self, place, blocks, known=None):
+        """Start of the k-th of each block's micro-batches, k = 0..m-1, for
+        blocks (in topological order) on top of the known heads of the
+        others (a dict, not changed)."""
+        r = dict(known or {})
         for v in blocks:
             row = [0] * self.m
             for u, d in self.into[v]:
@@ -204,13 +206,16 @@ def most_work(g, t, node_limit):
     live = [v for v in g.topo if zero[v][0] < t]
     order = sorted({v[0] for v in live}, key=lambda i: min(zero[v][0] for v in live
                                                          if v[0] == i))
+    # Placing operator i moves the heads of its own blocks and of their
+    # descendants only; the search recomputes just those.
+    moved = {i: [v for v in live if v[0] == i or any(a[0] == i for a in g.ancestors[v])]
+             for i in order}
     place = list(free)
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 2 * len(order) + 100))
     best = [-1]
     nodes = [0]
 
-    def relaxation():
-        r = g.heads(place, live)
+    def relaxation(r):
         per = [[] for _ in range(g.devices)]
         unplaced = []
         for v in live:
@@ -221,11 +226,11 @@ def most_work(g, t, node_limit):
         each = sum(preemptive_work(per[d] + unplaced, t) for d in range(g.devices))
         return min(alone + extra, each)
 
-    def search(k):
+    def search(k, r):
         if nodes[0] >= node_limit:
             return
         nodes[0] += 1
-        value = relaxation()
+        value = relaxation(r)
         if value <= best[0]:
             return
         if k == len(order):
@@ -234,10 +239,10 @@ def most_work(g, t, node_limit):
         i = order[k]
         for d in g.allowed[i]:
             place[i] = d
-            search(k + 1)
+            search(k + 1, g.heads(place, moved[i], r))
         place[i] = None
 
-    search(0)
+    search(0, zero)
     return best[0], len(live), len(order), nodes[0], nodes[0] < node_limit
 
 
