@@ -17,7 +17,7 @@ says only that no schedule in that neighbourhood ends by T: it is no bound.
 
 Usage: tests/bench/pipeline_sat_bound.py --stages 8 --microbatches 20
        --FB 2.5 --comm 0.25 --mem-cap 9 --makespan 60 [--limit 600]
-       [--cnf FILE] [--symmetric] [--decode-to SCHEDULE.json]
+       [--cnf FILE] [--target sat|unsat] [--symmetric] [--decode-to SCHEDULE.json]
        [--fix SCHEDULE.json [--free A:B]]
 Prints one JSON line: {"makespan": T, "status": "feasible" | "infeasible" |
 "unknown", "seconds": ..., "variables": ..., "clauses": ...}.
@@ -299,13 +299,14 @@ def counts_around(model, schedule, free):
     return values
 
 
-def run_cadical(path, limit):
+def run_cadical(path, limit, target=None):
     started = time.monotonic()
     cadical = shutil.which('cadical')
     if not cadical:
         sys.exit('cadical (Debian cadical) not found')
-    proc = subprocess.run([cadical, '-q', '-t', str(math.ceil(limit)), path], capture_output=True,
-                          text=True)
+    options = ['--' + target] if target else []
+    proc = subprocess.run([cadical, '-q', *options, '-t', str(math.ceil(limit)), path],
+                          capture_output=True, text=True)
     wall = time.monotonic() - started
     truth = {}
     status = 'unknown'
@@ -327,6 +328,8 @@ def main():
     ap.add_argument('--limit', type=seconds, default=600,
                     help='seconds for cadical, which counts whole ones (a fraction is rounded up)')
     ap.add_argument('--cnf', default=None, help='keep the CNF here')
+    ap.add_argument('--target', choices=['sat', 'unsat'], default=None,
+                    help="cadical's option set for satisfiable or unsatisfiable problems")
     ap.add_argument('--symmetric', action='store_true',
                     help='mirror-symmetric points only (finds schedules; no bound)')
     ap.add_argument('--fix', default=None,
@@ -375,7 +378,7 @@ def main():
         tmp = tempfile.mkdtemp(prefix='sat_bound_')
         path = os.path.join(tmp, 'model.cnf')
     enc.write(path)
-    status, wall, truth = run_cadical(path, a.limit)
+    status, wall, truth = run_cadical(path, a.limit, a.target)
     out = {'makespan': float(model.T), 'grid': float(model.g), 'status': status,
            'seconds': round(wall, 2), 'encode_seconds': round(built, 2),
            'variables': enc.cnf.nvars, 'clauses': len(enc.cnf.clauses)}

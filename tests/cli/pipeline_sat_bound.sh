@@ -97,4 +97,16 @@ check "--limit 0 is refused" \
   "pipeline_sat_bound.py: error: argument --limit: 0: a positive number of seconds was expected" \
   "$(python3 "$sat" $p4m8 --makespan 23.5 --limit 0 2>&1 | tail -n 1)"
 
+# --target passes cadical's option set (a stand-in cadical records its
+# arguments), and the real one still refutes 14 on the 4-rank problem.
+mkdir fake
+printf '#!/bin/sh\necho "$@" > "%s/args"\necho "s UNSATISFIABLE"\n' "$PWD" > fake/cadical
+chmod +x fake/cadical
+# shellcheck disable=SC2086
+PATH="$PWD/fake:$PATH" python3 "$sat" $p4m8 --makespan 23.5 --limit 2.5 --target unsat > /dev/null
+check "--target unsat reaches cadical" "-q --unsat -t 3" "$(cut -d' ' -f1-4 args)"
+check "--target unsat: 14 is still refuted" "infeasible" \
+  "$(verdict "$sat" --stages 4 --microbatches 4 --FB 2 --comm 0.25 --mem-cap 5 --makespan 14 \
+    --limit 120 --target unsat)"
+
 finish "pipeline_sat_bound"
