@@ -487,8 +487,8 @@ def solve(lp_path, limit, cbc, relaxation=False):
 
 
 def seconds(text):
-    """A time limit's flag value: a positive, finite number of seconds (cbc
-    and cadical both read a limit of 0 or less as none at all)."""
+    """A time limit's flag value: a positive, finite number of seconds
+    (cadical reads -t 0 as no limit at all; cbc stops at its first check)."""
     try:
         value = float(text)
     except ValueError:
