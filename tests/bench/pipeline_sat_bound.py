@@ -166,14 +166,8 @@ class Encoder:
                         mem.append(n)
             (best, _), (members, _) = max(
                 sorted(groups.items()), key=lambda kv: len(kv[1][0]))
-            taken = set(members)
-            rest = []
-            for n in left:
-                if n in taken:
-                    taken.discard(n)
-                else:
-                    rest.append(n)
-            left = rest
+            for n in members:
+                left.remove(n)
             cap = self.m.count[best[1]]
             acc = None
             for n in members:
