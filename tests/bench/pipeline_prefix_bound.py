@@ -242,7 +242,7 @@ def most_work(g, t, node_limit):
             search(k + 1, g.heads(place, moved[i], r))
         place[i] = None
 
-    search(0, zero)
+    search(0, {v: zero[v] for v in live})
     return best[0], len(live), len(order), nodes[0], nodes[0] < node_limit
 
 
