@@ -87,8 +87,8 @@ check "--free needs A <= B" "--free 20:4: A <= B was expected" \
   "$(python3 "$sat" $p4m8 --makespan 23.5 --fix dualpipe.json --free 20:4 2>&1)"
 
 # A time limit: cadical counts whole seconds, so 0.5 is rounded up to 1 (it
-# once became -t 0, no limit at all, and ran the 106 s refutation of 22.75
-# here to its end); 0 or less is refused.
+# once became -t 0, no limit at all, and ran the refutation of 22.75 here,
+# 40 to 106 s, to its end); 0 or less is refused.
 # shellcheck disable=SC2086
 check "--limit 0.5 stops after a second" "unknown" \
   "$(verdict "$sat" $p4m8 --makespan 22.75 --limit 0.5)"
